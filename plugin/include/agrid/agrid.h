@@ -1,0 +1,21 @@
+#pragma once
+// The agrid library: one include for the whole public API.
+
+#include <span>
+#include <vector>
+
+#include "agrid/box.h"
+#include "agrid/config.h"
+#include "agrid/grid.h"
+#include "agrid/pair.h"
+#include "agrid/segment.h"
+#include "agrid/stats.h"
+
+namespace agrid {
+
+/// Every pair of overlapping boxes, each once as (i, j) with i < j, sorted ascending.
+/// Boxes are closed; a box with a NaN or min > max overlaps nothing. Throws
+/// std::invalid_argument for an unusable config, std::length_error for 2^32 - 1 boxes or more.
+[[nodiscard]] std::vector<Pair> find_all_pairs(std::span<const Box> boxes, const Config& config = {});
+
+}  // namespace agrid

@@ -1,0 +1,38 @@
+#pragma once
+// Config: the tuning knobs of the adaptive grid, each with a measured default.
+
+#include <cstdint>
+#include <string_view>
+
+namespace agrid {
+
+/// The deepest level of the grid: the root is level 0 and each level splits a cell 4x4x4, so
+/// cells are quantised on a lattice of 4^kMaxDepth = 2^24 steps per axis. 24 bits is what a
+/// float holds exactly, so the quantisation is exact integer arithmetic on floats.
+inline constexpr std::uint32_t kMaxDepth = 12;
+
+/// Tuning of the adaptive grid. Defaults are chosen by measurement (docs/benchmarks.md).
+struct Config {
+  /// A cell holding at most this many boxes is not split further: its boxes are tested
+  /// all against all.
+  std::uint32_t leaf_capacity = 16;
+
+  /// A box spanning more than this many child cells on some axis stops descending and stays
+  /// with its node, where it is tested against the node's whole subtree. This bounds the
+  /// copies of a box to (big_span)^3 per level it reaches.
+  std::uint32_t big_span = 2;
+
+  /// A leaf (or a node's list of staying boxes) longer than this is finished with
+  /// sort-and-sweep instead of all-against-all.
+  std::uint32_t sweep_threshold = 64;
+
+  /// Empty if the configuration is usable, else what is wrong with it.
+  [[nodiscard]] std::string_view problem() const noexcept {
+    if (leaf_capacity < 1) return "leaf_capacity must be at least 1";
+    if (big_span < 1 || big_span > 4) return "big_span must be in 1..4";
+    if (sweep_threshold < 2) return "sweep_threshold must be at least 2";
+    return {};
+  }
+};
+
+}  // namespace agrid

@@ -1,0 +1,19 @@
+#pragma once
+// Pair: one overlapping pair of boxes, as indices into the caller's input.
+
+#include <compare>
+#include <cstdint>
+
+namespace agrid {
+
+/// Two indices into the input, first < second; ordered by (first, second).
+/// Supports structured bindings: `auto [a, b] = pair;`.
+struct Pair {
+  std::uint32_t first = 0;
+  std::uint32_t second = 0;
+
+  /// Canonical order: by first, then by second.
+  friend constexpr auto operator<=>(const Pair&, const Pair&) = default;
+};
+
+}  // namespace agrid

@@ -1,0 +1,44 @@
+#include "agrid/grid.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "grid_impl.h"
+
+namespace agrid {
+namespace {
+
+[[nodiscard]] const Config& checked(const Config& config) {
+  if (const std::string_view problem = config.problem(); !problem.empty()) {
+    throw std::invalid_argument("agrid::Config: " + std::string(problem));
+  }
+  return config;
+}
+
+template <class T>
+[[nodiscard]] std::size_t capacity_bytes(const std::vector<T>& v) noexcept {
+  return v.capacity() * sizeof(T);
+}
+
+}  // namespace
+
+Grid::Grid(const Config& config) : impl_(std::make_unique<Impl>(checked(config))) {}
+Grid::~Grid() = default;
+Grid::Grid(Grid&&) noexcept = default;
+Grid& Grid::operator=(Grid&&) noexcept = default;
+
+void Grid::build(std::span<const Box> boxes) { impl_->build(boxes); }
+
+GridStats Grid::stats() const { return impl_->stats; }
+
+const Config& Grid::config() const noexcept { return impl_->config; }
+
+std::size_t Grid::Impl::bytes_held() const noexcept {
+  return capacity_bytes(nodes) + leaf.bytes_held() + stay.bytes_held() + capacity_bytes(stay_lattice) +
+         capacity_bytes(box_lattice) + capacity_bytes(level_entries) + capacity_bytes(next_entries) +
+         capacity_bytes(child_codes) + capacity_bytes(pending) + capacity_bytes(next_pending) +
+         capacity_bytes(pair_keys) + capacity_bytes(pair_keys_scratch) + capacity_bytes(sweep_scratch.order) +
+         capacity_bytes(pairs_for_visit);
+}
+
+}  // namespace agrid

@@ -1,0 +1,88 @@
+#pragma once
+// Grid::Impl: the grid's flat arrays and the scratch memory kept between frames.
+
+#include <cstdint>
+#include <vector>
+
+#include "agrid/grid.h"
+#include "entries.h"
+#include "lattice.h"
+#include "leaf_kernel.h"
+
+namespace agrid {
+
+namespace detail {
+
+/// One cell of the grid. Nodes are stored breadth first; the children of a node are
+/// contiguous, in ascending order of their index x + 4y + 16z within the parent.
+struct Node {
+  std::uint32_t cell[3];        ///< Cell coordinates at `level` (lattice >> level_shift).
+  std::uint32_t level;          ///< 0 for the root.
+  std::uint64_t child_mask;     ///< Bit x + 4y + 16z set iff that child exists; 0 for a leaf.
+  std::uint32_t first_child;    ///< Index of the lowest existing child.
+  std::uint32_t stay_begin;     ///< Staying entries: too large to descend, tested against
+  std::uint32_t stay_end;       ///< the whole subtree.
+  std::uint32_t leaf_begin;     ///< Leaf entries (empty for inner nodes).
+  std::uint32_t leaf_end;
+
+  [[nodiscard]] bool is_leaf() const noexcept { return child_mask == 0; }
+};
+
+/// Index of child (x, y, z) within its parent.
+[[nodiscard]] constexpr std::uint32_t child_index(std::uint32_t x, std::uint32_t y,
+                                                  std::uint32_t z) noexcept {
+  return x + 4 * y + 16 * z;
+}
+
+/// A node of the level being split, with its entries in the level's work array.
+struct PendingNode {
+  std::uint32_t node;
+  std::uint32_t begin;
+  std::uint32_t end;
+};
+
+}  // namespace detail
+
+struct Grid::Impl {
+  Config config;
+  detail::Lattice lattice;
+  std::vector<detail::Node> nodes;
+  detail::EntryArrays leaf;                     ///< Entries of all leaves.
+  detail::EntryArrays stay;                     ///< Staying entries of all nodes.
+  std::vector<detail::LatticeBox> stay_lattice; ///< Lattice boxes of the staying entries.
+  GridStats stats;
+
+  // Build scratch, reused between frames.
+  std::vector<detail::LatticeBox> box_lattice;  ///< Per input box.
+  std::vector<std::uint32_t> level_entries;      ///< Box ids of the level being split.
+  std::vector<std::uint32_t> next_entries;       ///< Box ids of the level below.
+  std::vector<std::uint16_t> child_codes;        ///< Per entry: child ranges and stay flag.
+  std::vector<detail::PendingNode> pending;
+  std::vector<detail::PendingNode> next_pending;
+
+  // Pair scratch, reused between frames.
+  std::vector<std::uint64_t> pair_keys;
+  std::vector<std::uint64_t> pair_keys_scratch;
+  detail::SweepScratch sweep_scratch;
+  std::vector<Pair> pairs_for_visit;             ///< for_each_pair's sorted pairs.
+
+  explicit Impl(const Config& c) : config(c) {}
+
+  void build(std::span<const Box> boxes);
+  void make_leaf(const detail::PendingNode& p, std::span<const Box> boxes);
+  void split(const detail::PendingNode& p, std::span<const Box> boxes);
+  void collect_pair_keys();
+  void sort_pairs(std::vector<Pair>& out);
+
+  /// Calls `visit(entry_box_id)` for boxes in the subtree of `node` (its own staying entries
+  /// included when `include_node_stays`) overlapping `query`, each once; stops on false.
+  bool query_subtree(std::uint32_t node, const Box& query, const detail::LatticeBox& q,
+                     bool include_node_stays, FunctionRef<std::uint32_t> visit) const;
+
+  bool segment_subtree(std::uint32_t node, const Segment& segment, const Box& swept_bounds,
+                       FunctionRef<std::uint32_t> visit) const;
+
+  [[nodiscard]] std::size_t bytes_held() const noexcept;
+};
+
+}  // namespace agrid

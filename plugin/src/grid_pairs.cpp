@@ -1,0 +1,45 @@
+// All pairs: leaves all against all, and each staying box against its node's subtree.
+
+#include "grid_impl.h"
+#include "pair_sort.h"
+
+namespace agrid {
+
+void Grid::Impl::collect_pair_keys() {
+  pair_keys.clear();
+  for (std::uint32_t n = 0; n < nodes.size(); ++n) {
+    const detail::Node& node = nodes[n];
+    if (node.leaf_end > node.leaf_begin) {
+      detail::append_cell_pairs(leaf.slice(node.leaf_begin, node.leaf_end), config.sweep_threshold, sweep_scratch,
+                                pair_keys);
+    }
+    if (node.stay_end == node.stay_begin) continue;
+    detail::append_cell_pairs(stay.slice(node.stay_begin, node.stay_end), config.sweep_threshold, sweep_scratch,
+                              pair_keys);
+    if (node.is_leaf()) continue;
+    for (std::uint32_t s = node.stay_begin; s < node.stay_end; ++s) {
+      const std::uint32_t id = stay.id[s];
+      query_subtree(n, stay.box(s), stay_lattice[s], false,
+                    [&](std::uint32_t other) { pair_keys.push_back(detail::pair_key(id, other)); });
+    }
+  }
+}
+
+void Grid::Impl::sort_pairs(std::vector<Pair>& out) {
+  detail::sort_pairs(pair_keys, pair_keys_scratch, stats.boxes, out);
+}
+
+void Grid::find_pairs(std::vector<Pair>& out) {
+  impl_->collect_pair_keys();
+  impl_->sort_pairs(out);
+}
+
+void Grid::for_each_pair(FunctionRef<Pair> visit) {
+  std::vector<Pair>& pairs = impl_->pairs_for_visit;
+  find_pairs(pairs);
+  for (const Pair& p : pairs) {
+    if (!visit(p)) return;
+  }
+}
+
+}  // namespace agrid

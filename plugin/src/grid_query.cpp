@@ -1,0 +1,181 @@
+// Queries: boxes overlapping a box, boxes hit by a (swept) segment.
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "grid_impl.h"
+#include "segment_math.h"
+
+namespace agrid {
+namespace {
+
+using detail::EntryArrays;
+using detail::LatticeBox;
+using detail::Node;
+
+[[nodiscard]] inline bool overlaps_entry(const Box& q, const EntryArrays& e, std::uint32_t i) noexcept {
+  return e.lo[0][i] <= q.max.x && q.min.x <= e.hi[0][i] && e.lo[1][i] <= q.max.y && q.min.y <= e.hi[1][i] &&
+         e.lo[2][i] <= q.max.z && q.min.z <= e.hi[2][i];
+}
+
+// The existing children of `node` whose cells meet the lattice range `q`, in ascending order.
+template <class Visit>
+bool for_children_in_range(const std::vector<Node>& nodes, const Node& node, const LatticeBox& q, Visit&& visit) {
+  const std::uint32_t child_shift = detail::level_shift(node.level) - 2;
+  std::uint32_t lo[3];
+  std::uint32_t hi[3];
+  for (int a = 0; a < 3; ++a) {
+    const std::uint32_t base = node.cell[a] << 2;
+    lo[a] = std::max(q.lo[a] >> child_shift, base) - base;
+    hi[a] = std::min(q.hi[a] >> child_shift, base + 3) - base;
+  }
+  for (std::uint32_t z = lo[2]; z <= hi[2]; ++z) {
+    for (std::uint32_t y = lo[1]; y <= hi[1]; ++y) {
+      for (std::uint32_t x = lo[0]; x <= hi[0]; ++x) {
+        const std::uint32_t index = detail::child_index(x, y, z);
+        if (!((node.child_mask >> index) & 1u)) continue;
+        const std::uint64_t below = node.child_mask & ((std::uint64_t{1} << index) - 1);
+        const std::uint32_t child = node.first_child + static_cast<std::uint32_t>(std::popcount(below));
+        if (!visit(nodes[child])) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// Owner bits of a query whose min corner has lattice coordinates q.lo, at `node`.
+[[nodiscard]] std::uint8_t query_start_bits(const LatticeBox& q, const Node& node) noexcept {
+  const std::uint32_t shift = detail::level_shift(node.level);
+  std::uint8_t bits = 0;
+  for (int a = 0; a < 3; ++a) {
+    if ((q.lo[a] >> shift) == node.cell[a]) bits = static_cast<std::uint8_t>(bits | (1u << a));
+  }
+  return bits;
+}
+
+// Tests the entries [begin, end) of `e` against the query box; reports the ones this node owns.
+bool visit_overlapping(const EntryArrays& e, std::uint32_t begin, std::uint32_t end, const Box& query,
+                       std::uint8_t query_bits, FunctionRef<std::uint32_t> visit) {
+  for (std::uint32_t i = begin; i < end; ++i) {
+    if ((query_bits | e.start[i]) == detail::kOwnAllAxes && overlaps_entry(query, e, i)) {
+      if (!visit(e.id[i])) return false;
+    }
+  }
+  return true;
+}
+
+// The sides of a float box whose lattice cell is `node`, widened so that every float whose
+// lattice coordinate falls in the cell lies inside despite rounding; unbounded at the lattice's
+// edges, where quantisation clamps.
+void padded_cell_bounds(const detail::Lattice& lattice, const Node& node, double lo[3], double hi[3]) {
+  const double size = lattice.cell_size_root / static_cast<double>(1u << (2 * node.level));
+  const std::uint32_t cells = 1u << (2 * node.level);
+  for (int a = 0; a < 3; ++a) {
+    const double l = lattice.origin[a] + size * node.cell[a];
+    const double h = l + size;
+    // Relative padding far above float rounding (2^-23): cells are culled, never trusted.
+    constexpr double kRelativePad = 0x1p-14;
+    const double pad = size * kRelativePad + (std::abs(l) + std::abs(h)) * kRelativePad;
+    lo[a] = node.cell[a] == 0 ? -std::numeric_limits<double>::infinity() : l - pad;
+    hi[a] = node.cell[a] + 1 == cells ? std::numeric_limits<double>::infinity() : h + pad;
+  }
+}
+
+}  // namespace
+
+bool Grid::Impl::query_subtree(std::uint32_t node_index, const Box& query, const LatticeBox& q,
+                               bool include_node_stays, FunctionRef<std::uint32_t> visit) const {
+  const Node& node = nodes[node_index];
+  const std::uint8_t bits = query_start_bits(q, node);
+  if (include_node_stays && !visit_overlapping(stay, node.stay_begin, node.stay_end, query, bits, visit)) {
+    return false;
+  }
+  if (node.is_leaf()) return visit_overlapping(leaf, node.leaf_begin, node.leaf_end, query, bits, visit);
+  return for_children_in_range(nodes, node, q, [&](const Node& child) {
+    return query_subtree(static_cast<std::uint32_t>(&child - nodes.data()), query, q, true, visit);
+  });
+}
+
+namespace {
+
+struct SegmentQuery {
+  const detail::PreparedSegment& segment;
+  const detail::Lattice& lattice;
+  FunctionRef<std::uint32_t> visit;
+
+  // Reports the entries of `e` in [begin, end) that the segment hits and `node` owns: the cell
+  // holding the hit's owner point, so that a box held by several cells is reported once.
+  bool visit_hits(const EntryArrays& e, std::uint32_t begin, std::uint32_t end, const Node& node) const {
+    const std::uint32_t shift = detail::level_shift(node.level);
+    for (std::uint32_t i = begin; i < end; ++i) {
+      const Box b = e.box(i);
+      double t = 0.0;
+      if (!segment.meets(b, &t)) continue;
+      const Vec3 p = segment.owner_point(b, t);
+      if ((lattice.quantize(p.x, 0) >> shift) != node.cell[0] || (lattice.quantize(p.y, 1) >> shift) != node.cell[1] ||
+          (lattice.quantize(p.z, 2) >> shift) != node.cell[2]) {
+        continue;
+      }
+      if (!visit(e.id[i])) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+bool Grid::Impl::segment_subtree(std::uint32_t node_index, const Segment& segment, const Box& swept_bounds,
+                                 FunctionRef<std::uint32_t> visit) const {
+  const detail::PreparedSegment prepared(segment);
+  const LatticeBox q = lattice.quantize(swept_bounds);
+  const SegmentQuery query{prepared, lattice, visit};
+
+  // Depth first; a node is entered only if the swept segment may cross its (padded) cell.
+  auto descend = [&](auto&& self, const Node& node) -> bool {
+    double lo[3];
+    double hi[3];
+    padded_cell_bounds(lattice, node, lo, hi);
+    double t = 0.0;
+    if (!prepared.meets(lo, hi, &t)) return true;
+    if (!query.visit_hits(stay, node.stay_begin, node.stay_end, node)) return false;
+    if (node.is_leaf()) return query.visit_hits(leaf, node.leaf_begin, node.leaf_end, node);
+    return for_children_in_range(nodes, node, q, [&](const Node& child) { return self(self, child); });
+  };
+  return descend(descend, nodes[node_index]);
+}
+
+void Grid::for_each_overlap(const Box& box, FunctionRef<std::uint32_t> visit) const {
+  if (!is_valid(box) || impl_->nodes.empty()) return;
+  impl_->query_subtree(0, box, impl_->lattice.quantize(box), true, visit);
+}
+
+void Grid::query(const Box& box, std::vector<std::uint32_t>& out) const {
+  out.clear();
+  for_each_overlap(box, [&out](std::uint32_t id) { out.push_back(id); });
+  std::sort(out.begin(), out.end());
+}
+
+void Grid::for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit) const {
+  if (!is_valid(segment) || impl_->nodes.empty()) return;
+  // Bounds of the swept segment, rounded outwards so that every owner point lies inside.
+  Box swept;
+  float* lo[3] = {&swept.min.x, &swept.min.y, &swept.min.z};
+  float* hi[3] = {&swept.max.x, &swept.max.y, &swept.max.z};
+  for (int a = 0; a < 3; ++a) {
+    const double l = std::min<double>(segment.from[a], segment.to[a]) + segment.extent.min[a];
+    const double h = std::max<double>(segment.from[a], segment.to[a]) + segment.extent.max[a];
+    *lo[a] = std::nextafter(static_cast<float>(l), -std::numeric_limits<float>::infinity());
+    *hi[a] = std::nextafter(static_cast<float>(h), std::numeric_limits<float>::infinity());
+  }
+  impl_->segment_subtree(0, segment, swept, visit);
+}
+
+void Grid::query(const Segment& segment, std::vector<std::uint32_t>& out) const {
+  out.clear();
+  for_each_hit(segment, [&out](std::uint32_t id) { out.push_back(id); });
+  std::sort(out.begin(), out.end());
+}
+
+}  // namespace agrid

@@ -1,0 +1,51 @@
+#pragma once
+// Lattice: maps world coordinates monotonically onto the integer grid every level shares.
+
+#include <cstdint>
+
+#include "agrid/box.h"
+#include "agrid/config.h"
+
+namespace agrid::detail {
+
+/// Bits per axis of the integer lattice: two per level (4 cells per axis per level).
+inline constexpr std::uint32_t kLatticeBits = 2 * kMaxDepth;
+/// Largest lattice coordinate, as a float (exact: it is below 2^24).
+inline constexpr float kLatticeMaxF = static_cast<float>((1u << kLatticeBits) - 1u);
+/// Lattice steps per axis, the root cell's size in steps.
+inline constexpr double kLatticeSteps = static_cast<double>(1u << kLatticeBits);
+
+/// Shift that turns a lattice coordinate into a cell coordinate at `level`.
+[[nodiscard]] constexpr std::uint32_t level_shift(std::uint32_t level) noexcept {
+  return kLatticeBits - 2 * level;
+}
+
+/// Lattice coordinates of a box's corners.
+struct LatticeBox {
+  std::uint32_t lo[3];
+  std::uint32_t hi[3];
+};
+
+/// q(x) = clamp(floor((x - origin) * scale), 0, 2^24 - 1). It is monotone in x, which is all
+/// correctness needs: for boxes a, b the point max(a.min, b.min) maps to max(q(a.min),
+/// q(b.min)), so the cell that owns a pair is computed from stored integers, exactly and
+/// identically everywhere. Precision only affects how well the grid separates boxes.
+struct Lattice {
+  float origin[3] = {0.0f, 0.0f, 0.0f};
+  float scale = 1.0f;          ///< Steps per world unit; finite and > 0.
+  double cell_size_root = 1.0; ///< World size of the root cell (kLatticeSteps / scale).
+
+  [[nodiscard]] std::uint32_t quantize(float x, int axis) const noexcept {
+    float t = (x - origin[axis]) * scale;  // never NaN: x is not NaN and origin, scale finite
+    t = t > 0.0f ? t : 0.0f;
+    t = t < kLatticeMaxF ? t : kLatticeMaxF;
+    return static_cast<std::uint32_t>(t);
+  }
+
+  [[nodiscard]] LatticeBox quantize(const Box& b) const noexcept {
+    return {{quantize(b.min.x, 0), quantize(b.min.y, 1), quantize(b.min.z, 2)},
+            {quantize(b.max.x, 0), quantize(b.max.y, 1), quantize(b.max.z, 2)}};
+  }
+};
+
+}  // namespace agrid::detail

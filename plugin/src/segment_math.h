@@ -1,0 +1,31 @@
+#pragma once
+// The slab test in double precision: the one definition of "a segment meets a box" in agrid.
+
+#include <cstdint>
+
+#include "agrid/segment.h"
+
+namespace agrid::detail {
+
+/// A valid segment prepared for repeated slab tests: origin and direction in double.
+struct PreparedSegment {
+  double origin[3];
+  double direction[3];  ///< to - from, exact enough in double and always finite.
+  double extent_lo[3];  ///< The swept box relative to the moving point.
+  double extent_hi[3];
+
+  explicit PreparedSegment(const Segment& s) noexcept;
+
+  /// True iff the segment meets [lo - extent_hi, hi - extent_lo]; then *t_enter is the
+  /// smallest parameter in [0, 1] where it does.
+  bool meets(const double lo[3], const double hi[3], double* t_enter) const noexcept;
+
+  /// meets() for a float box.
+  bool meets(const Box& b, double* t_enter) const noexcept;
+
+  /// A point of box `b` inside the swept box at parameter t, where `b` is hit first: the
+  /// point a hit is attributed to when choosing the one cell that reports it.
+  [[nodiscard]] Vec3 owner_point(const Box& b, double t) const noexcept;
+};
+
+}  // namespace agrid::detail
