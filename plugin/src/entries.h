@@ -53,6 +53,35 @@ struct EntryArrays {
     start.push_back(start_bits);
   }
 
+  /// Appends entries [begin, end) of `src` (owner bits left zero); returns the new size.
+  std::uint32_t append(const EntryArrays& src, std::uint32_t begin, std::uint32_t end) {
+    for (int a = 0; a < 3; ++a) {
+      lo[a].insert(lo[a].end(), src.lo[a].begin() + begin, src.lo[a].begin() + end);
+      hi[a].insert(hi[a].end(), src.hi[a].begin() + begin, src.hi[a].begin() + end);
+    }
+    id.insert(id.end(), src.id.begin() + begin, src.id.begin() + end);
+    start.resize(id.size());
+    return size();
+  }
+
+  /// Resizes the bounds and ids (not the owner bits: work arrays have none).
+  void resize_bounds(std::uint32_t n) {
+    for (int a = 0; a < 3; ++a) {
+      lo[a].resize(n);
+      hi[a].resize(n);
+    }
+    id.resize(n);
+  }
+
+  /// Copies entry j of `src` (bounds and id) over entry i.
+  void copy_bounds(std::uint32_t i, const EntryArrays& src, std::uint32_t j) noexcept {
+    for (int a = 0; a < 3; ++a) {
+      lo[a][i] = src.lo[a][j];
+      hi[a][i] = src.hi[a][j];
+    }
+    id[i] = src.id[j];
+  }
+
   [[nodiscard]] Box box(std::uint32_t i) const noexcept {
     return {{lo[0][i], lo[1][i], lo[2][i]}, {hi[0][i], hi[1][i], hi[2][i]}};
   }

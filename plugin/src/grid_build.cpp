@@ -14,45 +14,63 @@ namespace {
 using detail::LatticeBox;
 using detail::Node;
 
-/// Boxes sampled to estimate the typical box size when fitting the lattice.
-constexpr std::uint32_t kExtentSamples = 64;
-/// Boxes larger than this many typical boxes do not pull the root's bounds: a static plane or
-/// a terrain must not stretch the cells of everything else.
+/// Boxes sampled to fit the lattice: enough for a stable typical size and for bounds that
+/// cover all but a sliver of the boxes, few enough to cost nothing beside the build.
+constexpr std::uint32_t kLatticeSamples = 1024;
+/// Sampled boxes larger than this many typical boxes do not pull the root's bounds: a static
+/// plane or a terrain must not stretch the cells of everything else.
 constexpr float kOutlierExtentFactor = 1024.0f;
 /// Smallest root size, so that the lattice scale stays a finite float.
 constexpr double kMinRootSize = 1e-30;
+/// Multiplier that spreads the sample over the input without aliasing with regular layouts
+/// (2^32 / golden ratio, odd).
+constexpr std::uint64_t kSampleStride = 2654435761u;
 
 [[nodiscard]] float largest_extent(const Box& b) noexcept {
-  return std::max({b.max.x - b.min.x, b.max.y - b.min.y, b.max.z - b.min.z});
+  const float e = std::max({b.max.x - b.min.x, b.max.y - b.min.y, b.max.z - b.min.z});
+  return std::isnan(e) ? std::numeric_limits<float>::infinity() : e;  // NaN for [inf, inf] boxes
 }
 
-// The typical (median) size of a box, from an evenly strided sample of valid boxes.
-[[nodiscard]] float typical_extent(std::span<const Box> boxes) {
-  std::array<float, kExtentSamples> sample{};
+// Indices of up to kLatticeSamples valid boxes, spread over the input, deterministic.
+std::uint32_t sample_boxes(std::span<const Box> boxes, std::array<std::uint32_t, kLatticeSamples>& sample) {
+  const std::size_t n = boxes.size();
   std::uint32_t count = 0;
-  const std::size_t stride = std::max<std::size_t>(1, boxes.size() / kExtentSamples);
-  for (std::size_t i = 0; i < boxes.size() && count < kExtentSamples; i += stride) {
-    // NaN extents ([inf, inf] boxes) sort as if infinite.
-    if (is_valid(boxes[i])) {
-      const float e = largest_extent(boxes[i]);
-      sample[count++] = std::isnan(e) ? std::numeric_limits<float>::infinity() : e;
+  if (n <= kLatticeSamples) {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (is_valid(boxes[i])) sample[count++] = i;
     }
+    return count;
   }
-  if (count == 0) return 0.0f;
-  auto mid = sample.begin() + count / 2;
-  std::nth_element(sample.begin(), mid, sample.begin() + count);
-  return *mid;
+  for (std::uint64_t k = 0; k < kLatticeSamples; ++k) {
+    const auto i = static_cast<std::uint32_t>((k * kSampleStride) % n);
+    if (is_valid(boxes[i])) sample[count++] = i;
+  }
+  return count;
 }
 
-// The root cell: a cube around the centres of all valid boxes of ordinary size.
+// The root cell: a cube around the centres of a sample of the valid boxes of ordinary size.
+// Boxes outside it are clamped into its border cells, which is always correct (quantisation
+// stays monotone) and costs only if very many boxes lie outside; so far-away outliers neither
+// stretch the cells nor are dropped.
 [[nodiscard]] detail::Lattice fit_lattice(std::span<const Box> boxes) {
-  const float typical = typical_extent(boxes);
+  std::array<std::uint32_t, kLatticeSamples> sample{};
+  const std::uint32_t count = sample_boxes(boxes, sample);
+  detail::Lattice lattice;
+  if (count == 0) return lattice;  // nothing valid: any lattice will do
+
+  std::array<float, kLatticeSamples> extents{};
+  for (std::uint32_t k = 0; k < count; ++k) extents[k] = largest_extent(boxes[sample[k]]);
+  auto middle = extents.begin() + count / 2;
+  std::nth_element(extents.begin(), middle, extents.begin() + count);
+  const float typical = *middle;
   const float limit = typical * kOutlierExtentFactor;
+
   float lo[3] = {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity(),
                  std::numeric_limits<float>::infinity()};
   float hi[3] = {-lo[0], -lo[1], -lo[2]};
-  for (const Box& b : boxes) {
-    if (!is_valid(b) || !(largest_extent(b) <= limit)) continue;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const Box& b = boxes[sample[k]];
+    if (!(largest_extent(b) <= limit)) continue;
     // Halves first: the sum of two large coordinates would overflow.
     const float c[3] = {b.min.x * 0.5f + b.max.x * 0.5f, b.min.y * 0.5f + b.max.y * 0.5f,
                         b.min.z * 0.5f + b.max.z * 0.5f};
@@ -62,35 +80,54 @@ constexpr double kMinRootSize = 1e-30;
       hi[a] = std::max(hi[a], c[a]);
     }
   }
-  detail::Lattice lattice;
-  if (!(lo[0] <= hi[0])) return lattice;  // no box of ordinary size: any lattice is correct
+  if (!(lo[0] <= hi[0])) return lattice;  // no sampled box of ordinary size
   double size = 0.0;
   for (int a = 0; a < 3; ++a) {
-    lattice.origin[a] = lo[a];
-    size = std::max(size, static_cast<double>(hi[a]) - static_cast<double>(lo[a]));
+    // Half a typical box of margin, so that the sample's extreme boxes are not clamped.
+    const double margin = std::isfinite(typical) ? 0.5 * typical : 0.0;
+    lattice.origin[a] = static_cast<float>(std::max<double>(lo[a] - margin, -std::numeric_limits<float>::max()));
+    size = std::max(size, static_cast<double>(hi[a]) - static_cast<double>(lo[a]) + 2 * margin);
   }
-  if (!(size > 0.0)) size = std::isfinite(typical) && typical > 0.0f ? typical : 1.0;
+  if (!std::isfinite(size) || !(size > 0.0)) size = 1.0;
   size = std::max(size, kMinRootSize);
   lattice.scale = static_cast<float>(detail::kLatticeSteps / size);
   lattice.cell_size_root = detail::kLatticeSteps / static_cast<double>(lattice.scale);
   return lattice;
 }
 
-// Bit a set iff the lattice coordinate `lo` lies in `cell` on axis a at `shift`.
-[[nodiscard]] std::uint8_t start_bits(const LatticeBox& q, const std::uint32_t cell[3],
-                                      std::uint32_t shift) noexcept {
-  std::uint8_t bits = 0;
-  for (int a = 0; a < 3; ++a) {
-    if ((q.lo[a] >> shift) == cell[a]) bits = static_cast<std::uint8_t>(bits | (1u << a));
+// A split gives each entry a code: the index of the lowest child it overlaps (6 bits), the
+// axes on which it also overlaps the next child (3 bits), and whether it stays instead.
+constexpr std::uint32_t kSpreadShift = 6;
+constexpr std::uint16_t kStayFlag = 1u << 9;
+
+// The children an entry with spread bits s overlaps, as offsets from its lowest child.
+struct SpreadTable {
+  std::uint8_t count[8];
+  std::uint8_t offset[8][8];
+};
+
+constexpr SpreadTable make_spread_table() {
+  SpreadTable t{};
+  for (std::uint32_t s = 0; s < 8; ++s) {
+    std::uint8_t n = 0;
+    for (std::uint32_t dz = 0; dz <= ((s >> 2) & 1u); ++dz) {
+      for (std::uint32_t dy = 0; dy <= ((s >> 1) & 1u); ++dy) {
+        for (std::uint32_t dx = 0; dx <= (s & 1u); ++dx) t.offset[s][n++] = static_cast<std::uint8_t>(detail::child_index(dx, dy, dz));
+      }
+    }
+    t.count[s] = n;
   }
-  return bits;
+  return t;
 }
+constexpr SpreadTable kSpread = make_spread_table();
 
-// Per-entry code of a split: the child range on each axis in 2 bits per end, and the stay flag.
-constexpr std::uint16_t kStayFlag = 1u << 12;
-
-[[nodiscard]] std::uint32_t code_lo(std::uint16_t code, int axis) noexcept { return (code >> (4 * axis)) & 3u; }
-[[nodiscard]] std::uint32_t code_hi(std::uint16_t code, int axis) noexcept { return (code >> (4 * axis + 2)) & 3u; }
+// Splitting a cell pays when its boxes are small beside the children: few stay behind and few
+// are copied into several children. Otherwise the cell is finished as a leaf.
+[[nodiscard]] bool worth_splitting(const Config& config, std::uint32_t entries, std::uint32_t staying,
+                                   std::uint32_t copies) noexcept {
+  return static_cast<float>(staying) <= config.max_staying_share * static_cast<float>(entries) &&
+         static_cast<float>(copies) <= config.max_copies_per_box * static_cast<float>(entries);
+}
 
 }  // namespace
 
@@ -107,29 +144,36 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   stats.boxes = count;
 
   lattice = fit_lattice(boxes);
-  box_lattice.resize(count);
-  level_entries.clear();
+  level_entries.resize_bounds(count);
+  std::uint32_t valid = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
-    if (!is_valid(boxes[i])) continue;
-    box_lattice[i] = lattice.quantize(boxes[i]);
-    level_entries.push_back(i);
+    const Box& b = boxes[i];
+    if (!is_valid(b)) continue;
+    level_entries.lo[0][valid] = b.min.x;
+    level_entries.lo[1][valid] = b.min.y;
+    level_entries.lo[2][valid] = b.min.z;
+    level_entries.hi[0][valid] = b.max.x;
+    level_entries.hi[1][valid] = b.max.y;
+    level_entries.hi[2][valid] = b.max.z;
+    level_entries.id[valid] = i;
+    ++valid;
   }
-  stats.invalid_boxes = count - static_cast<std::uint32_t>(level_entries.size());
+  level_entries.resize_bounds(valid);
+  stats.invalid_boxes = count - valid;
 
   nodes.push_back(Node{{0, 0, 0}, 0, 0, 0, 0, 0, 0, 0});
   pending.clear();
-  pending.push_back({0, 0, static_cast<std::uint32_t>(level_entries.size())});
+  pending.push_back({0, 0, valid});
 
   for (std::uint32_t level = 0; !pending.empty(); ++level) {
     stats.depth = level;
-    next_entries.clear();
+    next_entries.resize_bounds(0);
     next_pending.clear();
     for (const detail::PendingNode& p : pending) {
-      const std::uint32_t n = p.end - p.begin;
-      if (n <= config.leaf_capacity || level == kMaxDepth) {
-        make_leaf(p, boxes);
+      if (p.end - p.begin <= config.leaf_capacity || level == kMaxDepth) {
+        make_leaf(p);
       } else {
-        split(p, boxes);
+        split(p);
       }
     }
     std::swap(level_entries, next_entries);
@@ -145,18 +189,28 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   stats.bytes_held = bytes_held();
 }
 
-void Grid::Impl::make_leaf(const detail::PendingNode& p, std::span<const Box> boxes) {
+void Grid::Impl::make_leaf(const detail::PendingNode& p) {
   Node& node = nodes[p.node];
-  const std::uint32_t shift = detail::level_shift(node.level);
   node.leaf_begin = leaf.size();
-  for (std::uint32_t k = p.begin; k < p.end; ++k) {
-    const std::uint32_t id = level_entries[k];
-    leaf.push(boxes[id], id, start_bits(box_lattice[id], node.cell, shift));
-  }
-  node.leaf_end = leaf.size();
+  node.leaf_end = leaf.append(level_entries, p.begin, p.end);
+  set_start_bits(leaf, node.leaf_begin, node.leaf_end, node);
 }
 
-void Grid::Impl::split(const detail::PendingNode& p, std::span<const Box> boxes) {
+void Grid::Impl::set_start_bits(detail::EntryArrays& e, std::uint32_t begin, std::uint32_t end,
+                                const Node& node) const {
+  const std::uint32_t shift = detail::level_shift(node.level);
+  const detail::Lattice l = lattice;
+  const std::uint32_t cell[3] = {node.cell[0], node.cell[1], node.cell[2]};
+  const float* __restrict lo[3] = {e.lo[0].data(), e.lo[1].data(), e.lo[2].data()};
+  std::uint8_t* __restrict start = e.start.data();
+  for (std::uint32_t i = begin; i < end; ++i) {
+    std::uint32_t bits = 0;
+    for (int a = 0; a < 3; ++a) bits |= static_cast<std::uint32_t>((l.quantize(lo[a][i], a) >> shift) == cell[a]) << a;
+    start[i] = static_cast<std::uint8_t>(bits);
+  }
+}
+
+void Grid::Impl::split(const detail::PendingNode& p) {
   const std::uint32_t node_index = p.node;
   const std::uint32_t level = nodes[node_index].level;
   const std::uint32_t shift = detail::level_shift(level);
@@ -168,71 +222,118 @@ void Grid::Impl::split(const detail::PendingNode& p, std::span<const Box> boxes)
     base[a] = cell[a] << 2;
   }
 
-  // Pass 1: each entry's child range, or its stay at this node; count entries per child.
-  std::array<std::uint32_t, 64> counts{};
+  // Pass 1, branch-free so that it vectorises: each entry's code.
   child_codes.resize(p.end - p.begin);
-  nodes[node_index].stay_begin = stay.size();
+  compute_child_codes(p.begin, p.end, child_shift, base);
+
+  // Pass 2: the number of entries per child and of staying entries.
+  std::array<std::uint32_t, 64> counts{};
+  std::uint32_t staying = 0;
   for (std::uint32_t k = p.begin; k < p.end; ++k) {
-    const std::uint32_t id = level_entries[k];
-    const LatticeBox& q = box_lattice[id];
-    std::uint32_t code = 0;
-    bool stays = false;
-    for (int a = 0; a < 3; ++a) {
-      const std::uint32_t g_lo = q.lo[a] >> child_shift;
-      const std::uint32_t g_hi = q.hi[a] >> child_shift;
-      stays |= g_hi - g_lo >= config.big_span;
-      // Clip to this node: the box may reach beyond it (it entered the node through a copy).
-      const std::uint32_t lo = g_lo > base[a] ? g_lo - base[a] : 0;
-      const std::uint32_t hi = std::min(g_hi - base[a], 3u);
-      code |= (lo | (hi << 2)) << (4 * a);
-    }
-    if (stays) {
-      child_codes[k - p.begin] = kStayFlag;
-      stay.push(boxes[id], id, start_bits(q, cell, shift));
-      stay_lattice.push_back(q);
+    const std::uint16_t c = child_codes[k - p.begin];
+    if (c & kStayFlag) {
+      ++staying;
       continue;
     }
-    const auto c = static_cast<std::uint16_t>(code);
-    child_codes[k - p.begin] = c;
-    for (std::uint32_t z = code_lo(c, 2); z <= code_hi(c, 2); ++z) {
-      for (std::uint32_t y = code_lo(c, 1); y <= code_hi(c, 1); ++y) {
-        for (std::uint32_t x = code_lo(c, 0); x <= code_hi(c, 0); ++x) ++counts[detail::child_index(x, y, z)];
-      }
+    const std::uint32_t first = c & 63u;
+    const std::uint32_t spread = (c >> kSpreadShift) & 7u;
+    if (spread == 0) {
+      ++counts[first];
+      continue;
+    }
+    for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) ++counts[first + kSpread.offset[spread][i]];
+  }
+  std::uint32_t copies = 0;
+  for (const std::uint32_t c : counts) copies += c;
+  if (!worth_splitting(config, p.end - p.begin, staying, copies)) {
+    make_leaf(p);
+    return;
+  }
+
+  nodes[node_index].stay_begin = stay.size();
+  if (staying > 0) {
+    for (std::uint32_t k = p.begin; k < p.end; ++k) {
+      if (!(child_codes[k - p.begin] & kStayFlag)) continue;
+      stay.append(level_entries, k, k + 1);
+      stay_lattice.push_back(lattice.quantize(level_entries.box(k)));
     }
   }
   nodes[node_index].stay_end = stay.size();
+  set_start_bits(stay, nodes[node_index].stay_begin, nodes[node_index].stay_end, nodes[node_index]);
 
   // Children, in ascending index order, with their slices of the next level's entries.
   std::array<std::uint32_t, 64> offsets{};
   std::uint64_t mask = 0;
-  auto offset = static_cast<std::uint32_t>(next_entries.size());
+  auto offset = next_entries.size();
   const auto first_child = static_cast<std::uint32_t>(nodes.size());
   for (std::uint32_t i = 0; i < 64; ++i) {
     if (counts[i] == 0) continue;
     mask |= std::uint64_t{1} << i;
     offsets[i] = offset;
-    const std::uint32_t child_cell[3] = {base[0] + (i & 3u), base[1] + ((i >> 2) & 3u), base[2] + (i >> 4)};
-    const auto child = static_cast<std::uint32_t>(nodes.size());
-    nodes.push_back(Node{{child_cell[0], child_cell[1], child_cell[2]}, level + 1, 0, 0, 0, 0, 0, 0});
-    next_pending.push_back({child, offset, offset + counts[i]});
+    nodes.push_back(Node{{base[0] + (i & 3u), base[1] + ((i >> 2) & 3u), base[2] + (i >> 4)}, level + 1, 0, 0, 0, 0, 0, 0});
+    next_pending.push_back({static_cast<std::uint32_t>(nodes.size() - 1), offset, offset + counts[i]});
     offset += counts[i];
   }
   nodes[node_index].child_mask = mask;
   nodes[node_index].first_child = first_child;
 
-  // Pass 2: scatter the entries, keeping their order (ascending ids) within every child.
-  next_entries.resize(offset);
+  // Pass 3: scatter, keeping the entries' order (ascending ids) within every child.
+  next_entries.resize_bounds(offset);
+  const detail::EntryArrays& src = level_entries;
+  detail::EntryArrays& dst = next_entries;
+  const float* __restrict s_lo[3] = {src.lo[0].data(), src.lo[1].data(), src.lo[2].data()};
+  const float* __restrict s_hi[3] = {src.hi[0].data(), src.hi[1].data(), src.hi[2].data()};
+  const std::uint32_t* __restrict s_id = src.id.data();
+  float* __restrict d_lo[3] = {dst.lo[0].data(), dst.lo[1].data(), dst.lo[2].data()};
+  float* __restrict d_hi[3] = {dst.hi[0].data(), dst.hi[1].data(), dst.hi[2].data()};
+  std::uint32_t* __restrict d_id = dst.id.data();
+  const std::uint16_t* __restrict codes = child_codes.data() - p.begin;
+  auto copy = [&](std::uint32_t to, std::uint32_t from) {
+    d_lo[0][to] = s_lo[0][from];
+    d_lo[1][to] = s_lo[1][from];
+    d_lo[2][to] = s_lo[2][from];
+    d_hi[0][to] = s_hi[0][from];
+    d_hi[1][to] = s_hi[1][from];
+    d_hi[2][to] = s_hi[2][from];
+    d_id[to] = s_id[from];
+  };
   for (std::uint32_t k = p.begin; k < p.end; ++k) {
-    const std::uint16_t c = child_codes[k - p.begin];
+    const std::uint16_t c = codes[k];
     if (c & kStayFlag) continue;
-    const std::uint32_t id = level_entries[k];
-    for (std::uint32_t z = code_lo(c, 2); z <= code_hi(c, 2); ++z) {
-      for (std::uint32_t y = code_lo(c, 1); y <= code_hi(c, 1); ++y) {
-        for (std::uint32_t x = code_lo(c, 0); x <= code_hi(c, 0); ++x) {
-          next_entries[offsets[detail::child_index(x, y, z)]++] = id;
-        }
-      }
+    const std::uint32_t first = c & 63u;
+    const std::uint32_t spread = (c >> kSpreadShift) & 7u;
+    if (spread == 0) {
+      copy(offsets[first]++, k);
+      continue;
     }
+    for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) copy(offsets[first + kSpread.offset[spread][i]]++, k);
+  }
+}
+
+void Grid::Impl::compute_child_codes(std::uint32_t begin, std::uint32_t end, std::uint32_t child_shift,
+                                     const std::uint32_t base[3]) {
+  const float* __restrict lo[3] = {level_entries.lo[0].data(), level_entries.lo[1].data(), level_entries.lo[2].data()};
+  const float* __restrict hi[3] = {level_entries.hi[0].data(), level_entries.hi[1].data(), level_entries.hi[2].data()};
+  std::uint16_t* __restrict codes = child_codes.data() - begin;
+  const detail::Lattice l = lattice;
+  const std::uint32_t big_span = config.big_span;
+  const std::uint32_t b0 = base[0];
+  const std::uint32_t b1 = base[1];
+  const std::uint32_t b2 = base[2];
+  for (std::uint32_t k = begin; k < end; ++k) {
+    std::uint32_t code = 0;
+    const std::uint32_t bases[3] = {b0, b1, b2};
+    for (int a = 0; a < 3; ++a) {
+      const std::uint32_t g_lo = l.quantize(lo[a][k], a) >> child_shift;
+      const std::uint32_t g_hi = l.quantize(hi[a][k], a) >> child_shift;
+      // Clip to this node: the box may reach beyond it (it entered through a copy).
+      const std::uint32_t c_lo = g_lo > bases[a] ? g_lo - bases[a] : 0;
+      const std::uint32_t c_hi = std::min(g_hi - bases[a], 3u);
+      code |= c_lo << (2 * a);
+      code |= static_cast<std::uint32_t>(c_hi > c_lo) << (kSpreadShift + a);
+      code |= static_cast<std::uint32_t>(g_hi - g_lo >= big_span) * kStayFlag;
+    }
+    codes[k] = static_cast<std::uint16_t>(code);
   }
 }
 

@@ -53,10 +53,9 @@ struct Grid::Impl {
   GridStats stats;
 
   // Build scratch, reused between frames.
-  std::vector<detail::LatticeBox> box_lattice;  ///< Per input box.
-  std::vector<std::uint32_t> level_entries;      ///< Box ids of the level being split.
-  std::vector<std::uint32_t> next_entries;       ///< Box ids of the level below.
-  std::vector<std::uint16_t> child_codes;        ///< Per entry: child ranges and stay flag.
+  detail::EntryArrays level_entries;             ///< Boxes of the level being split (no owner bits).
+  detail::EntryArrays next_entries;              ///< Boxes of the level below.
+  std::vector<std::uint16_t> child_codes;        ///< Per entry: first child, spread, stay flag.
   std::vector<detail::PendingNode> pending;
   std::vector<detail::PendingNode> next_pending;
 
@@ -69,8 +68,13 @@ struct Grid::Impl {
   explicit Impl(const Config& c) : config(c) {}
 
   void build(std::span<const Box> boxes);
-  void make_leaf(const detail::PendingNode& p, std::span<const Box> boxes);
-  void split(const detail::PendingNode& p, std::span<const Box> boxes);
+  void make_leaf(const detail::PendingNode& p);
+  /// Sets the owner bits of entries [begin, end) of `e`, held by `node`.
+  void set_start_bits(detail::EntryArrays& e, std::uint32_t begin, std::uint32_t end,
+                      const detail::Node& node) const;
+  void split(const detail::PendingNode& p);
+  void compute_child_codes(std::uint32_t begin, std::uint32_t end, std::uint32_t child_shift,
+                           const std::uint32_t base[3]);
   void collect_pair_keys();
   void sort_pairs(std::vector<Pair>& out);
 

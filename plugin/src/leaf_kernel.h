@@ -11,7 +11,13 @@ namespace agrid::detail {
 
 /// Scratch memory of the sort-and-sweep kernel, kept between calls.
 struct SweepScratch {
-  std::vector<std::pair<float, std::uint32_t>> order;
+  std::vector<std::pair<float, std::uint32_t>> order;  ///< (min x, entry) to sort.
+  EntryArrays sorted;                                  ///< The entries in sorted order.
+  std::vector<std::uint8_t> hit;                       ///< Per entry: overlaps the current one.
+
+  [[nodiscard]] std::size_t bytes_held() const noexcept {
+    return order.capacity() * sizeof(order[0]) + sorted.bytes_held() + hit.capacity();
+  }
 };
 
 /// The 64-bit key of the pair of box ids a and b: smaller id in the high half.

@@ -17,19 +17,29 @@ struct Config {
   /// all against all.
   std::uint32_t leaf_capacity = 16;
 
-  /// A box spanning more than this many child cells on some axis stops descending and stays
-  /// with its node, where it is tested against the node's whole subtree. This bounds the
-  /// copies of a box to (big_span)^3 per level it reaches.
+  /// A box spanning more than this many child cells on some axis (1 or 2) stops descending
+  /// and stays with its node, where it is tested against the node's whole subtree. This bounds
+  /// the copies of a box in any level to big_span^3.
   std::uint32_t big_span = 2;
+
+  /// A cell is split only if at most this share of its boxes would stay with it (staying boxes
+  /// are tested against the whole subtree); otherwise it becomes a leaf.
+  float max_staying_share = 0.25f;
+
+  /// A cell is split only if its children would hold at most this many copies per box on
+  /// average (a box overlapping several children is copied into each).
+  float max_copies_per_box = 3.0f;
 
   /// A leaf (or a node's list of staying boxes) longer than this is finished with
   /// sort-and-sweep instead of all-against-all.
-  std::uint32_t sweep_threshold = 64;
+  std::uint32_t sweep_threshold = 128;
 
   /// Empty if the configuration is usable, else what is wrong with it.
   [[nodiscard]] std::string_view problem() const noexcept {
     if (leaf_capacity < 1) return "leaf_capacity must be at least 1";
-    if (big_span < 1 || big_span > 4) return "big_span must be in 1..4";
+    if (big_span < 1 || big_span > 2) return "big_span must be 1 or 2";
+    if (!(max_staying_share >= 0.0f && max_staying_share <= 1.0f)) return "max_staying_share must be in [0, 1]";
+    if (!(max_copies_per_box >= 1.0f && max_copies_per_box <= 8.0f)) return "max_copies_per_box must be in [1, 8]";
     if (sweep_threshold < 2) return "sweep_threshold must be at least 2";
     return {};
   }
