@@ -69,15 +69,19 @@ bool visit_overlapping(const EntryArrays& e, std::uint32_t begin, std::uint32_t 
 // The sides of a float box whose lattice cell is `node`, widened so that every float whose
 // lattice coordinate falls in the cell lies inside despite rounding; unbounded at the lattice's
 // edges, where quantisation clamps.
-void padded_cell_bounds(const detail::Lattice& lattice, const Node& node, double lo[3], double hi[3]) {
+void padded_cell_bounds(const detail::Lattice& lattice, const Node& node, double segment_pad, double lo[3],
+                        double hi[3]) {
   const double size = lattice.cell_size_root / static_cast<double>(1u << (2 * node.level));
   const std::uint32_t cells = 1u << (2 * node.level);
+  // Quantisation rounds x - origin to a float (2^-24 of the larger magnitude) and the product
+  // to a float (half a lattice step); pad by well over both. Cells are culled, never trusted.
+  const double lattice_step = lattice.cell_size_root / detail::kLatticeSteps;
+  constexpr double kRelativePad = 0x1p-20;
   for (int a = 0; a < 3; ++a) {
     const double l = lattice.origin[a] + size * node.cell[a];
     const double h = l + size;
-    // Relative padding far above float rounding (2^-23): cells are culled, never trusted.
-    constexpr double kRelativePad = 0x1p-14;
-    const double pad = size * kRelativePad + (std::abs(l) + std::abs(h)) * kRelativePad;
+    const double pad = 2.0 * lattice_step + (std::abs(lattice.origin[a]) + std::abs(l) + std::abs(h)) * kRelativePad +
+                       segment_pad;
     lo[a] = node.cell[a] == 0 ? -std::numeric_limits<double>::infinity() : l - pad;
     hi[a] = node.cell[a] + 1 == cells ? std::numeric_limits<double>::infinity() : h + pad;
   }
@@ -132,11 +136,21 @@ bool Grid::Impl::segment_subtree(std::uint32_t node_index, const Segment& segmen
   const LatticeBox q = lattice.quantize(swept_bounds);
   const SegmentQuery query{prepared, lattice, visit};
 
+  // The owner point of a hit is found through the segment's parameter, whose rounding grows
+  // with the segment's size: cells are padded by far more than that.
+  constexpr double kSegmentRelativePad = 0x1p-30;
+  double segment_size = 0.0;
+  for (int a = 0; a < 3; ++a) {
+    segment_size = std::max({segment_size, std::abs(prepared.direction[a]), std::abs(prepared.origin[a]),
+                             std::abs(prepared.extent_lo[a]), std::abs(prepared.extent_hi[a])});
+  }
+  const double segment_pad = segment_size * kSegmentRelativePad;
+
   // Depth first; a node is entered only if the swept segment may cross its (padded) cell.
   auto descend = [&](auto&& self, const Node& node) -> bool {
     double lo[3];
     double hi[3];
-    padded_cell_bounds(lattice, node, lo, hi);
+    padded_cell_bounds(lattice, node, segment_pad, lo, hi);
     double t = 0.0;
     if (!prepared.meets(lo, hi, &t)) return true;
     if (!query.visit_hits(stay, node.stay_begin, node.stay_end, node)) return false;

@@ -30,32 +30,57 @@ namespace detail {
 PreparedSegment::PreparedSegment(const Segment& s) noexcept {
   for (int a = 0; a < 3; ++a) {
     origin[a] = s.from[a];
+    end[a] = s.to[a];
     direction[a] = static_cast<double>(s.to[a]) - static_cast<double>(s.from[a]);
     extent_lo[a] = s.extent.min[a];
     extent_hi[a] = s.extent.max[a];
   }
 }
 
+namespace {
+
+// x * y, except that a zero factor gives zero even when the other is infinite.
+[[nodiscard]] double product(double x, double y) noexcept { return x == 0.0 || y == 0.0 ? 0.0 : x * y; }
+
+}  // namespace
+
 bool PreparedSegment::meets(const double lo[3], const double hi[3], double* t_enter) const noexcept {
-  double t0 = 0.0;
-  double t1 = 1.0;
+  // Separating axis test of the segment against the grown box: the box's three axes, exactly on
+  // the segment's true end points, then the three cross products of the segment's direction
+  // with them. Unlike the parametric slab test it stays exact for segments of any length.
+  double grown_lo[3];
+  double grown_hi[3];
+  double centre[3];  // of the box, relative to the segment's midpoint
+  double half[3];    // of the box
+  double half_direction[3];
   for (int a = 0; a < 3; ++a) {
-    // Bounds may be infinite; origin and extent are finite, so no NaN arises.
-    const double grown_lo = lo[a] - extent_hi[a];
-    const double grown_hi = hi[a] - extent_lo[a];
-    if (direction[a] == 0.0) {
-      // Parallel to this slab: a point test, no division by zero.
-      if (origin[a] < grown_lo || origin[a] > grown_hi) return false;
-      continue;
-    }
-    double ta = (grown_lo - origin[a]) / direction[a];
-    double tb = (grown_hi - origin[a]) / direction[a];
-    if (ta > tb) std::swap(ta, tb);
-    t0 = std::max(t0, ta);
-    t1 = std::min(t1, tb);
-    if (t0 > t1) return false;
+    // Bounds may be infinite; origin and extent are finite, so no NaN arises here.
+    grown_lo[a] = lo[a] - extent_hi[a];
+    grown_hi[a] = hi[a] - extent_lo[a];
+    if (std::max(origin[a], end[a]) < grown_lo[a] || std::min(origin[a], end[a]) > grown_hi[a]) return false;
+    const double midpoint = 0.5 * origin[a] + 0.5 * end[a];
+    centre[a] = (0.5 * grown_lo[a] + 0.5 * grown_hi[a]) - midpoint;  // NaN for a box infinite both ways
+    half[a] = 0.5 * grown_hi[a] - 0.5 * grown_lo[a];
+    half_direction[a] = 0.5 * end[a] - 0.5 * origin[a];
   }
-  *t_enter = t0;
+  for (int a = 0; a < 3; ++a) {
+    const int b = (a + 1) % 3;
+    const int c = (a + 2) % 3;
+    // Axis direction x e_a; a NaN or infinite side (a box infinite on b or c) never separates.
+    const double distance = std::abs(product(half_direction[b], centre[c]) - product(half_direction[c], centre[b]));
+    const double radius = product(half[b], std::abs(half_direction[c])) + product(half[c], std::abs(half_direction[b]));
+    if (distance > radius) return false;
+  }
+  // Where the segment enters: only to choose the one cell that reports the hit, so rounding here
+  // never changes whether it is reported.
+  double t0 = 0.0;
+  for (int a = 0; a < 3; ++a) {
+    if (direction[a] == 0.0) continue;
+    const double ta = (grown_lo[a] - origin[a]) / direction[a];
+    const double tb = (grown_hi[a] - origin[a]) / direction[a];
+    t0 = std::max(t0, std::min(ta, tb));
+  }
+  *t_enter = std::min(t0, 1.0);
   return true;
 }
 
@@ -68,9 +93,8 @@ bool PreparedSegment::meets(const Box& b, double* t_enter) const noexcept {
 Vec3 PreparedSegment::owner_point(const Box& b, double t) const noexcept {
   float p[3];
   for (int a = 0; a < 3; ++a) {
-    const double end = origin[a] + direction[a];
     // The segment's point at t, kept on the segment despite rounding ...
-    double x = std::clamp(origin[a] + t * direction[a], std::min(origin[a], end), std::max(origin[a], end));
+    double x = std::clamp(origin[a] + t * direction[a], std::min(origin[a], end[a]), std::max(origin[a], end[a]));
     // ... moved to the swept box's point nearest the segment (the point itself when the
     // extent contains zero) ...
     x += std::clamp(0.0, extent_lo[a], extent_hi[a]);

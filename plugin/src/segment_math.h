@@ -10,6 +10,7 @@ namespace agrid::detail {
 /// A valid segment prepared for repeated slab tests: origin and direction in double.
 struct PreparedSegment {
   double origin[3];
+  double end[3];        ///< `to`, exactly: rounding of the direction must not lengthen the segment.
   double direction[3];  ///< to - from, exact enough in double and always finite.
   double extent_lo[3];  ///< The swept box relative to the moving point.
   double extent_hi[3];

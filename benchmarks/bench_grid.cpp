@@ -1,0 +1,218 @@
+// Google Benchmark of agrid on the seed scenes: one-shot find_all_pairs, a warm Grid frame,
+// and box and segment queries against a built grid.
+//
+// Every benchmark runs inside a one-thread tbb::task_arena (counter `threads`), so CPU time and
+// wall time agree and results compare across machines with different core counts.
+//
+// Medians over repetitions, as docs/ report them:
+//   agrid-bench --benchmark_repetitions=9 --benchmark_report_aggregates_only=true
+// One scene or family only:
+//   agrid-bench --benchmark_filter='BM_grid_frame/article-20k-.*'
+
+#include <benchmark/benchmark.h>
+#include <tbb/task_arena.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agrid/agrid.h"
+#include "agrid_scenes/scenes.h"
+
+namespace {
+
+/// Worker threads every benchmark here runs with.
+constexpr int kThreads = 1;
+
+/// The scene the box-query benchmark runs on, and the one the segment benchmark runs through.
+constexpr std::string_view kBoxQueryScene = "article-20k-sparse";
+constexpr std::string_view kSegmentQueryScene = "article-20k-dense";
+
+/// Precomputed rays cycled through by the segment benchmark, and their length.
+constexpr std::size_t kSegmentCount = 4096;
+constexpr float kSegmentLength = 10.0f;
+
+/// Each scene is built once, on first use, so a filtered run builds only what it needs.
+/// Benchmarks run one after another on the main thread, so the cache needs no lock.
+const std::vector<agrid::Box>& scene_boxes(std::string_view name) {
+  static std::map<std::string, agrid::scenes::Scene, std::less<>> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(std::string(name), agrid::scenes::make_scene(name)).first;
+  return it->second.boxes;
+}
+
+/// Runs `body` inside an arena of kThreads threads.
+template <class Body>
+void in_arena(Body&& body) {
+  tbb::task_arena arena(kThreads);
+  arena.execute(body);
+}
+
+/// Wall-clock time of the timed loop it encloses, for the ns_per_box counter.
+class LoopTimer {
+ public:
+  LoopTimer() : start_(std::chrono::steady_clock::now()) {}
+  [[nodiscard]] double elapsed_ns() const {
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+/// ns_per_box is a plain number of nanoseconds, measured here: a benchmark::Counter rate with
+/// kInvert would hold seconds and print as "s" with an SI prefix, which reads wrongly as ns.
+void set_frame_counters(benchmark::State& state, std::size_t boxes, std::size_t pairs, double loop_ns) {
+  state.counters["boxes"] = static_cast<double>(boxes);
+  state.counters["pairs"] = static_cast<double>(pairs);
+  state.counters["threads"] = kThreads;
+  const double box_frames = static_cast<double>(boxes) * static_cast<double>(state.iterations());
+  state.counters["ns_per_box"] = box_frames > 0 ? loop_ns / box_frames : 0.0;
+}
+
+void bm_find_all_pairs(benchmark::State& state, const std::string& scene) {
+  const auto& boxes = scene_boxes(scene);
+  std::size_t pairs = 0;
+  double loop_ns = 0;
+  in_arena([&] {
+    const LoopTimer timer;
+    for (auto _ : state) {
+      const std::vector<agrid::Pair> found = agrid::find_all_pairs(boxes);
+      pairs = found.size();
+      benchmark::DoNotOptimize(found.data());
+    }
+    loop_ns = timer.elapsed_ns();
+  });
+  set_frame_counters(state, boxes.size(), pairs, loop_ns);
+}
+
+void bm_grid_frame(benchmark::State& state, const std::string& scene) {
+  const auto& boxes = scene_boxes(scene);
+  agrid::Grid grid;
+  std::vector<agrid::Pair> pairs;
+  double loop_ns = 0;
+  in_arena([&] {
+    // One untimed frame first, so the timed ones run on warm memory as in a running engine.
+    grid.build(boxes);
+    grid.find_pairs(pairs);
+    const LoopTimer timer;
+    for (auto _ : state) {
+      grid.build(boxes);
+      grid.find_pairs(pairs);
+      benchmark::DoNotOptimize(pairs.data());
+      benchmark::ClobberMemory();
+    }
+    loop_ns = timer.elapsed_ns();
+  });
+  set_frame_counters(state, boxes.size(), pairs.size(), loop_ns);
+}
+
+/// Each iteration queries the grid with one of its own boxes, cycling through all of them.
+void bm_grid_query_box(benchmark::State& state) {
+  const auto& boxes = scene_boxes(kBoxQueryScene);
+  agrid::Grid grid;
+  in_arena([&] { grid.build(boxes); });
+  std::size_t next = 0;
+  std::uint64_t hits = 0;
+  for (auto _ : state) {
+    grid.for_each_overlap(boxes[next], [&hits](std::uint32_t) { ++hits; });
+    benchmark::DoNotOptimize(hits);
+    if (++next == boxes.size()) next = 0;
+  }
+  state.counters["boxes"] = static_cast<double>(boxes.size());
+  state.counters["hits_per_query"] =
+      benchmark::Counter(static_cast<double>(hits), benchmark::Counter::kAvgIterations);
+  state.counters["threads"] = kThreads;
+}
+
+/// splitmix64, for the rays: the benchmark needs its own reproducible numbers.
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// Uniform in [0, 1) from 24 random bits.
+float unit_random(std::uint64_t& state) {
+  return static_cast<float>(splitmix64(state) >> 40) * 0x1.0p-24f;
+}
+
+/// Rays of length kSegmentLength starting uniformly inside the scene's [0, 150)^3 cube,
+/// pointing in uniformly random directions.
+std::vector<agrid::Segment> make_segments() {
+  constexpr float kSide = 150.0f;
+  std::uint64_t state = 1;
+  std::vector<agrid::Segment> segments;
+  segments.reserve(kSegmentCount);
+  while (segments.size() < kSegmentCount) {
+    agrid::Vec3 from;
+    from.x = kSide * unit_random(state);
+    from.y = kSide * unit_random(state);
+    from.z = kSide * unit_random(state);
+    agrid::Vec3 d;
+    d.x = 2.0f * unit_random(state) - 1.0f;
+    d.y = 2.0f * unit_random(state) - 1.0f;
+    d.z = 2.0f * unit_random(state) - 1.0f;
+    // Rejection sampling in the unit ball gives a uniform direction once normalised.
+    const float length = std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+    if (length > 1.0f || length < 1e-3f) continue;
+    const float s = kSegmentLength / length;
+    segments.push_back({from, {from.x + s * d.x, from.y + s * d.y, from.z + s * d.z}, {}});
+  }
+  return segments;
+}
+
+void bm_grid_query_segment(benchmark::State& state) {
+  const auto& boxes = scene_boxes(kSegmentQueryScene);
+  const std::vector<agrid::Segment> segments = make_segments();
+  agrid::Grid grid;
+  in_arena([&] { grid.build(boxes); });
+  std::size_t next = 0;
+  std::uint64_t hits = 0;
+  for (auto _ : state) {
+    grid.for_each_hit(segments[next], [&hits](std::uint32_t) { ++hits; });
+    benchmark::DoNotOptimize(hits);
+    if (++next == segments.size()) next = 0;
+  }
+  state.counters["boxes"] = static_cast<double>(boxes.size());
+  state.counters["hits_per_query"] =
+      benchmark::Counter(static_cast<double>(hits), benchmark::Counter::kAvgIterations);
+  state.counters["threads"] = kThreads;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const std::string_view view : agrid::scenes::benchmark_scene_names()) {
+    const std::string scene(view);
+    benchmark::RegisterBenchmark(("BM_find_all_pairs/" + scene).c_str(),
+                                 [scene](benchmark::State& state) { bm_find_all_pairs(state, scene); })
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (const std::string_view view : agrid::scenes::benchmark_scene_names()) {
+    const std::string scene(view);
+    benchmark::RegisterBenchmark(("BM_grid_frame/" + scene).c_str(),
+                                 [scene](benchmark::State& state) { bm_grid_frame(state, scene); })
+        ->Unit(benchmark::kMillisecond);
+  }
+  benchmark::RegisterBenchmark(("BM_grid_query_box/" + std::string(kBoxQueryScene)).c_str(),
+                               bm_grid_query_box)
+      ->Unit(benchmark::kNanosecond);
+  benchmark::RegisterBenchmark(("BM_grid_query_segment/" + std::string(kSegmentQueryScene)).c_str(),
+                               bm_grid_query_segment)
+      ->Unit(benchmark::kNanosecond);
+
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("agrid_threads", std::to_string(kThreads));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

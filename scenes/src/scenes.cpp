@@ -1,0 +1,436 @@
+// The scene library: every scene is built from one seeded xoshiro256** stream with our own
+// integer -> float mapping, so the same name, scale and seed give bit-identical boxes on every
+// compiler and standard library (std:: distributions differ between implementations).
+
+#include "agrid_scenes/scenes.h"
+
+#include <algorithm>
+#include <array>
+#include <cfloat>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+namespace agrid::scenes {
+namespace {
+
+/// splitmix64: expands one 64-bit seed into the xoshiro state (its authors' recommendation).
+std::uint64_t splitmix64(std::uint64_t& state) noexcept {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// xoshiro256** (Blackman and Vigna): small, fast, and the same everywhere.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) noexcept {
+    for (auto& word : state_) word = splitmix64(seed);
+  }
+
+  std::uint64_t next() noexcept {
+    const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
+    const std::uint64_t t = state_[1] << 17;
+    state_[2] ^= state_[0];
+    state_[3] ^= state_[1];
+    state_[1] ^= state_[2];
+    state_[0] ^= state_[3];
+    state_[2] ^= t;
+    state_[3] = rotl(state_[3], 45);
+    return result;
+  }
+
+  /// Uniform in [lo, hi) (lo itself if hi <= lo).
+  float uniform(float lo, float hi) noexcept {
+    if (!(lo < hi)) return lo;
+    // 24 random bits make an exact float-grid fraction in [0, 1). Separate statements keep a
+    // compiler from fusing the multiply-add, which would change the rounding on some targets.
+    const double fraction = static_cast<double>(next() >> 40) * 0x1.0p-24;
+    const double width = static_cast<double>(hi) - static_cast<double>(lo);
+    const double offset = width * fraction;
+    const float value = static_cast<float>(static_cast<double>(lo) + offset);
+    // Rounding to float can land on hi itself; the interval is half-open.
+    return value < hi ? value : std::nextafter(hi, lo);
+  }
+
+  /// Uniform integer in [0, n) for n >= 1 (multiply-shift; its bias is far below 2^-32).
+  std::uint32_t below(std::uint32_t n) noexcept {
+    return static_cast<std::uint32_t>(((next() >> 32) * static_cast<std::uint64_t>(n)) >> 32);
+  }
+
+ private:
+  static std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
+
+  std::array<std::uint64_t, 4> state_{};
+};
+
+constexpr std::array<std::string_view, 6> kBenchmarkSceneNames = {
+    "article-20k-sparse", "article-20k-dense", "article-40k-slab",
+    "uniform-1M",         "box-pruning-10k",   "box-pruning-100k"};
+
+constexpr std::array<std::string_view, 9> kAdversarialSceneNames = {
+    "all-identical",    "tiny-cluster", "far-offsets",
+    "long-rods",        "zero-size",    "touching-lattice",
+    "teapot-in-stadium", "bad-input",   "huge-and-infinite"};
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+/// The box-pruning benchmark's half-range: centres lie in [-2048, 2048)^3.
+constexpr float kBoxPruningHalfRange = 2048.0f;
+
+/// `base * scale` boxes, rounded, at least one.
+std::uint32_t scaled_count(double base, double scale) {
+  return static_cast<std::uint32_t>(std::max(1.0, std::round(base * scale)));
+}
+
+/// Shrinks a length with the cube root of the scale, so that scaled box counts keep their density.
+float scaled_length(float length, double scale) {
+  return static_cast<float>(static_cast<double>(length) * std::cbrt(scale));
+}
+
+Vec3 scaled_range(Vec3 range, double scale) {
+  return {scaled_length(range.x, scale), scaled_length(range.y, scale),
+          scaled_length(range.z, scale)};
+}
+
+/// Uniform point in [lo, hi) per axis; one statement per axis fixes the order of the draws.
+Vec3 uniform_point(Rng& rng, Vec3 lo, Vec3 hi) {
+  Vec3 p;
+  p.x = rng.uniform(lo.x, hi.x);
+  p.y = rng.uniform(lo.y, hi.y);
+  p.z = rng.uniform(lo.z, hi.z);
+  return p;
+}
+
+/// The box [min, min + size], the sum taken in double and rounded once to float.
+Box box_from(Vec3 min, Vec3 size) {
+  const auto add = [](float a, float b) {
+    return static_cast<float>(static_cast<double>(a) + static_cast<double>(b));
+  };
+  return {min, {add(min.x, size.x), add(min.y, size.y), add(min.z, size.z)}};
+}
+
+/// A field of `count` boxes with min corners uniform in [0, side)^3 and sizes uniform in
+/// [size_lo, size_hi) per axis.
+void append_field(std::vector<Box>& boxes, Rng& rng, std::uint32_t count, float side,
+                  float size_lo, float size_hi) {
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const Vec3 min = uniform_point(rng, {0, 0, 0}, {side, side, side});
+    const Vec3 size = uniform_point(rng, {size_lo, size_lo, size_lo}, {size_hi, size_hi, size_hi});
+    boxes.push_back(box_from(min, size));
+  }
+}
+
+/// Fisher-Yates with our own generator, so that special boxes are spread through the input.
+void shuffle(std::vector<Box>& boxes, Rng& rng) {
+  for (std::size_t i = boxes.size(); i > 1; --i) {
+    const std::size_t j = rng.below(static_cast<std::uint32_t>(i));
+    std::swap(boxes[i - 1], boxes[j]);
+  }
+}
+
+Box cube(float lo, float hi) { return {{lo, lo, lo}, {hi, hi, hi}}; }
+
+std::vector<Box> box_pruning_in(std::uint32_t count, float half_range, std::uint64_t seed) {
+  constexpr float kMaxHalfExtent = 127.0f;
+  Rng rng(seed);
+  std::vector<Box> boxes;
+  boxes.reserve(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const Vec3 c = uniform_point(rng, {-half_range, -half_range, -half_range},
+                                 {half_range, half_range, half_range});
+    const Vec3 h = uniform_point(rng, {0, 0, 0}, {kMaxHalfExtent, kMaxHalfExtent, kMaxHalfExtent});
+    boxes.push_back({{c.x - h.x, c.y - h.y, c.z - h.z}, {c.x + h.x, c.y + h.y, c.z + h.z}});
+  }
+  return boxes;
+}
+
+// ---- adversarial scenes -----------------------------------------------------------------
+
+/// 2,000 copies of one box: every pair overlaps, and no split can separate them.
+std::vector<Box> all_identical(double scale, std::uint64_t seed) {
+  Rng rng(seed);
+  const Vec3 min = uniform_point(rng, {-100, -100, -100}, {100, 100, 100});
+  const Box box = box_from(min, {1.0f, 0.5f, 2.0f});
+  return std::vector<Box>(scaled_count(2000, scale), box);
+}
+
+/// 5,000 boxes of 1e-5..1e-4 inside one 1e-3 cube away from the origin: deep subdivision.
+std::vector<Box> tiny_cluster(double scale, std::uint64_t seed) {
+  constexpr float kSide = 1e-3f;
+  constexpr float kSizeLo = 1e-5f;
+  constexpr float kSizeHi = 1e-4f;
+  const Vec3 corner{0.25f, -0.5f, 0.125f};
+  Rng rng(seed);
+  const std::uint32_t count = scaled_count(5000, scale);
+  std::vector<Box> boxes;
+  boxes.reserve(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const Vec3 size = uniform_point(rng, {kSizeLo, kSizeLo, kSizeLo}, {kSizeHi, kSizeHi, kSizeHi});
+    Vec3 min;
+    min.x = corner.x + rng.uniform(0.0f, kSide - size.x);
+    min.y = corner.y + rng.uniform(0.0f, kSide - size.y);
+    min.z = corner.z + rng.uniform(0.0f, kSide - size.z);
+    boxes.push_back(box_from(min, size));
+  }
+  return boxes;
+}
+
+/// Unit boxes in eight clusters up to 3e7 from the origin, where a float's step is 1 or 2:
+/// sizes round to 0, 1 or 2 and coordinates are coarse. Overlaps occur inside clusters only.
+std::vector<Box> far_offsets(double scale, std::uint64_t seed) {
+  constexpr std::array<std::array<double, 3>, 8> kOffsets = {{{1e7, 0, 0},
+                                                              {-1e7, 0, 0},
+                                                              {0, 3e7, 0},
+                                                              {0, 0, -3e7},
+                                                              {1e7, 1e7, 1e7},
+                                                              {-3e7, 1e7, -1e7},
+                                                              {0, 0, 0},
+                                                              {3e7, -3e7, 3e7}}};
+  Rng rng(seed);
+  const std::uint32_t per_cluster = scaled_count(375, scale);
+  const float width = scaled_length(16.0f, scale);
+  std::vector<Box> boxes;
+  boxes.reserve(per_cluster * kOffsets.size());
+  for (std::uint32_t i = 0; i < per_cluster; ++i) {
+    for (const auto& offset : kOffsets) {  // clusters interleaved in the input
+      const Vec3 u = uniform_point(rng, {0, 0, 0}, {width, width, width});
+      const std::array<double, 3> min = {offset[0] + u.x, offset[1] + u.y, offset[2] + u.z};
+      const auto f = [](double v) { return static_cast<float>(v); };
+      boxes.push_back({{f(min[0]), f(min[1]), f(min[2])},
+                       {f(min[0] + 1.0), f(min[1] + 1.0), f(min[2] + 1.0)}});
+    }
+  }
+  return boxes;
+}
+
+/// A field of small boxes crossed by thin rods spanning the whole scene along each axis:
+/// each rod lands in every cell along its line.
+std::vector<Box> long_rods(double scale, std::uint64_t seed) {
+  constexpr float kThickness = 0.2f;
+  Rng rng(seed);
+  const float side = scaled_length(40.0f, scale);
+  std::vector<Box> boxes;
+  append_field(boxes, rng, scaled_count(3000, scale), side, 0.5f, 2.0f);
+  const std::uint32_t rods_per_axis = scaled_count(12, scale);
+  for (int axis = 0; axis < 3; ++axis) {
+    for (std::uint32_t i = 0; i < rods_per_axis; ++i) {
+      const float a = rng.uniform(0.0f, side);
+      const float b = rng.uniform(0.0f, side);
+      std::array<float, 3> lo{};
+      std::array<float, 3> hi{};
+      lo[axis] = -1.0f;
+      hi[axis] = side + 2.0f;
+      lo[(axis + 1) % 3] = a;
+      hi[(axis + 1) % 3] = a + kThickness;
+      lo[(axis + 2) % 3] = b;
+      hi[(axis + 2) % 3] = b + kThickness;
+      boxes.push_back({{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}});
+    }
+  }
+  shuffle(boxes, rng);
+  return boxes;
+}
+
+/// Points (zero-size boxes) on an integer and half-integer lattice, so that many coincide and
+/// many lie exactly on the faces, edges and corners of unit boxes on the same lattice; plus
+/// flat boxes of zero thickness on one axis and exact copies of earlier points.
+std::vector<Box> zero_size(double scale, std::uint64_t seed) {
+  Rng rng(seed);
+  const auto side = static_cast<std::uint32_t>(std::max(2.0, std::round(12.0 * std::cbrt(scale))));
+  const auto lattice = [&](std::uint32_t steps, float step) {
+    Vec3 p;
+    p.x = static_cast<float>(rng.below(steps)) * step;
+    p.y = static_cast<float>(rng.below(steps)) * step;
+    p.z = static_cast<float>(rng.below(steps)) * step;
+    return p;
+  };
+  std::vector<Box> boxes;
+  for (std::uint32_t i = 0, n = scaled_count(1000, scale); i < n; ++i) {
+    const Vec3 p = lattice(side + 1, 1.0f);
+    boxes.push_back({p, p});
+  }
+  for (std::uint32_t i = 0, n = scaled_count(600, scale); i < n; ++i) {
+    const Vec3 p = lattice(2 * side + 1, 0.5f);
+    boxes.push_back({p, p});
+  }
+  const std::size_t points = boxes.size();
+  for (std::uint32_t i = 0, n = scaled_count(100, scale); i < n; ++i) {
+    boxes.push_back(boxes[rng.below(static_cast<std::uint32_t>(points))]);
+  }
+  for (std::uint32_t i = 0, n = scaled_count(400, scale); i < n; ++i) {
+    boxes.push_back(box_from(lattice(side, 1.0f), {1, 1, 1}));
+  }
+  for (std::uint32_t i = 0, n = scaled_count(200, scale); i < n; ++i) {
+    Vec3 size{1, 1, 1};
+    switch (rng.below(3)) {
+      case 0: size.x = 0; break;
+      case 1: size.y = 0; break;
+      default: size.z = 0; break;
+    }
+    boxes.push_back(box_from(lattice(side, 1.0f), size));
+  }
+  shuffle(boxes, rng);
+  return boxes;
+}
+
+/// Unit cubes filling an integer lattice: each touches its 26 neighbours exactly, by a face,
+/// an edge or a corner, and every one of those contacts is a pair.
+std::vector<Box> touching_lattice(double scale, std::uint64_t seed) {
+  Rng rng(seed);
+  const auto n = static_cast<int>(std::max(1.0, std::round(14.0 * std::cbrt(scale))));
+  std::vector<Box> boxes;
+  boxes.reserve(static_cast<std::size_t>(n) * n * n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      for (int k = 0; k < n; ++k) {
+        const Vec3 min{static_cast<float>(i - n / 2), static_cast<float>(j - n / 2),
+                       static_cast<float>(k - n / 2)};
+        boxes.push_back(box_from(min, {1, 1, 1}));
+      }
+    }
+  }
+  shuffle(boxes, rng);
+  return boxes;
+}
+
+/// Valid boxes mixed with every kind of invalid box and every extreme but valid coordinate.
+std::vector<Box> bad_input(double scale, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Box> boxes;
+  append_field(boxes, rng, scaled_count(1500, scale), scaled_length(40.0f, scale), 0.5f, 3.0f);
+
+  const Box normal{{1, 2, 3}, {4, 5, 6}};
+  const float denormal = 1e-40f;
+  const float denormal_min = std::numeric_limits<float>::denorm_min();
+  const float large = 1e18f;  // Bullet's BT_LARGE_FLOAT, the AABB of a static plane
+  std::vector<Box> special;
+  // Invalid: a NaN in each coordinate in turn, all NaN, a negative NaN, NaN next to infinity.
+  for (int c = 0; c < 6; ++c) {
+    Box b = normal;
+    float* coords[6] = {&b.min.x, &b.min.y, &b.min.z, &b.max.x, &b.max.y, &b.max.z};
+    *coords[c] = kNaN;
+    special.push_back(b);
+  }
+  special.push_back(cube(kNaN, kNaN));
+  special.push_back({{std::copysign(kNaN, -1.0f), 2, 3}, {4, 5, 6}});
+  special.push_back({{-kInf, -kInf, -kInf}, {kNaN, kInf, kInf}});
+  // Invalid: min > max on each axis, on all axes, by one ulp, and infinitely.
+  special.push_back({{4, 2, 3}, {1, 5, 6}});
+  special.push_back({{1, 5, 3}, {4, 2, 6}});
+  special.push_back({{1, 2, 6}, {4, 5, 3}});
+  special.push_back(cube(10, 0));
+  special.push_back({{std::nextafter(4.0f, 5.0f), 2, 3}, {4, 5, 6}});
+  special.push_back(cube(kInf, -kInf));
+  // Valid: infinite everywhere, half-infinite, and zero-size at infinity.
+  special.push_back(cube(-kInf, kInf));
+  special.push_back({{-kInf, 0, 0}, {5, 10, 10}});
+  special.push_back({{0, 10, 0}, {10, kInf, 10}});
+  special.push_back(cube(kInf, kInf));
+  special.push_back({{-kInf, 1, 1}, {-kInf, 2, 2}});
+  // Valid: Bullet's static plane (the whole of space to 1e18) and a plane-like slab.
+  special.push_back(cube(-large, large));
+  special.push_back({{-large, -1, -large}, {large, 0, large}});
+  // Valid: the largest finite floats.
+  special.push_back(cube(-FLT_MAX, FLT_MAX));
+  special.push_back(cube(FLT_MAX, FLT_MAX));
+  special.push_back({{-FLT_MAX, 0, 0}, {0, 1, 1}});
+  // Valid: denormals, signed zeros (0 <= -0 holds, so [0, -0] is a valid point).
+  special.push_back(cube(0, denormal));
+  special.push_back(cube(-denormal, denormal));
+  special.push_back(cube(denormal_min, denormal_min));
+  special.push_back(cube(-denormal_min, 0));
+  special.push_back(cube(denormal_min, FLT_MIN));
+  special.push_back(cube(0.0f, -0.0f));
+  // Each special box twice: identical extreme boxes must pair with each other too.
+  for (int copy = 0; copy < 2; ++copy) boxes.insert(boxes.end(), special.begin(), special.end());
+  shuffle(boxes, rng);
+  return boxes;
+}
+
+/// A regular field with enormous and infinite boxes over it and a few boxes out at 1e30.
+std::vector<Box> huge_and_infinite(double scale, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Box> boxes;
+  append_field(boxes, rng, scaled_count(2000, scale), scaled_length(60.0f, scale), 1.0f, 2.0f);
+  boxes.push_back(cube(-1e6f, 1e6f));
+  boxes.push_back(cube(-kInf, kInf));
+  boxes.push_back({{-kInf, -kInf, -kInf}, {kInf, kInf, 10}});  // half-space z <= 10
+  boxes.push_back({{-kInf, 20, -kInf}, {kInf, 21, kInf}});     // infinite slab
+  boxes.push_back({{5, 5, -kInf}, {6, 6, kInf}});              // infinite rod
+  boxes.push_back(cube(0, 1e30f));
+  boxes.push_back({{-1e30f, -1, -1e30f}, {1e30f, 1, 1e30f}});
+  for (int k = 0; k < 4; ++k) {  // a chain of overlapping boxes out at 1e30
+    const double min = 1e30 + k * 5e23;
+    boxes.push_back(cube(static_cast<float>(min), static_cast<float>(min + 1e24)));
+  }
+  boxes.push_back({{1e30f, 0, 0}, {1e30f, 1, 1}});  // touches the face of [0, 1e30]^3
+  boxes.push_back(box_from({-1e30f, 0, 0}, {1, 1, 1}));  // size 1 rounds away in x
+  shuffle(boxes, rng);
+  return boxes;
+}
+
+}  // namespace
+
+std::vector<Box> article(std::uint32_t count, Vec3 range, std::uint64_t seed) {
+  constexpr float kBelow = 2.5f;  // a box spans [c - 2.5, c + 1.5], as in the article
+  constexpr float kAbove = 1.5f;
+  constexpr float kTeapot = 9000.0f;
+  Rng rng(seed);
+  std::vector<Box> boxes;
+  boxes.reserve(static_cast<std::size_t>(count) + 3);
+  const auto around = [&](Vec3 c) {
+    boxes.push_back({{c.x - kBelow, c.y - kBelow, c.z - kBelow}, {c.x + kAbove, c.y + kAbove, c.z + kAbove}});
+  };
+  for (std::uint32_t i = 0; i < count; ++i) around(uniform_point(rng, {0, 0, 0}, range));
+  for (int k = 0; k < 3; ++k) {
+    const float c = kTeapot + static_cast<float>(k);
+    around({c, c, c});
+  }
+  return boxes;
+}
+
+std::vector<Box> box_pruning(std::uint32_t count, std::uint64_t seed) {
+  return box_pruning_in(count, kBoxPruningHalfRange, seed);
+}
+
+std::span<const std::string_view> benchmark_scene_names() { return kBenchmarkSceneNames; }
+
+std::span<const std::string_view> adversarial_scene_names() { return kAdversarialSceneNames; }
+
+Scene make_scene(std::string_view name, double scale, std::uint64_t seed) {
+  if (!(scale > 0.0 && scale <= 1.0)) {
+    throw std::invalid_argument("agrid::scenes::make_scene: scale must be in (0, 1]");
+  }
+  Scene scene{std::string(name), {}};
+  auto& b = scene.boxes;
+  const auto article_scene = [&](double count, Vec3 range) {
+    return article(scaled_count(count, scale), scaled_range(range, scale), seed);
+  };
+  const auto box_pruning_scene = [&](double count) {
+    return box_pruning_in(scaled_count(count, scale), scaled_length(kBoxPruningHalfRange, scale), seed);
+  };
+  if (name == "article-20k-sparse") b = article_scene(20001, {900, 900, 900});
+  else if (name == "article-20k-dense") b = article_scene(20001, {150, 150, 150});
+  else if (name == "article-40k-slab") b = article_scene(40001, {1500, 150, 150});
+  else if (name == "uniform-1M") b = article_scene(1000000, {1000, 1000, 1000});
+  else if (name == "box-pruning-10k") b = box_pruning_scene(10000);
+  else if (name == "box-pruning-100k") b = box_pruning_scene(100000);
+  else if (name == "all-identical") b = all_identical(scale, seed);
+  else if (name == "tiny-cluster") b = tiny_cluster(scale, seed);
+  else if (name == "far-offsets") b = far_offsets(scale, seed);
+  else if (name == "long-rods") b = long_rods(scale, seed);
+  else if (name == "zero-size") b = zero_size(scale, seed);
+  else if (name == "touching-lattice") b = touching_lattice(scale, seed);
+  else if (name == "teapot-in-stadium") b = article_scene(2000, {70, 70, 70});
+  else if (name == "bad-input") b = bad_input(scale, seed);
+  else if (name == "huge-and-infinite") b = huge_and_infinite(scale, seed);
+  else throw std::invalid_argument("agrid::scenes::make_scene: unknown scene \"" + std::string(name) + "\"");
+  return scene;
+}
+
+}  // namespace agrid::scenes
