@@ -12,6 +12,16 @@ namespace agrid::detail {
 /// All three owner bits set: the pair's owner cell is this one on every axis.
 inline constexpr std::uint8_t kOwnAllAxes = 0b111;
 
+/// A box on its way down the levels of a build: one record, so that distributing boxes to
+/// 64 children writes 64 streams, not 64 per array.
+struct alignas(32) WorkEntry {
+  float lo[3];
+  float hi[3];
+  std::uint32_t id;
+
+  [[nodiscard]] Box box() const noexcept { return {{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}}; }
+};
+
 /// A read-only slice of EntryArrays.
 struct EntrySpan {
   const float* lo[3];
@@ -53,15 +63,22 @@ struct EntryArrays {
     start.push_back(start_bits);
   }
 
-  /// Appends entries [begin, end) of `src` (owner bits left zero); returns the new size.
-  std::uint32_t append(const EntryArrays& src, std::uint32_t begin, std::uint32_t end) {
-    for (int a = 0; a < 3; ++a) {
-      lo[a].insert(lo[a].end(), src.lo[a].begin() + begin, src.lo[a].begin() + end);
-      hi[a].insert(hi[a].end(), src.hi[a].begin() + begin, src.hi[a].begin() + end);
+  /// Appends the records [begin, end) (owner bits left zero); returns the new size.
+  std::uint32_t append(const WorkEntry* records, std::uint32_t begin, std::uint32_t end) {
+    const std::uint32_t old = size();
+    const std::uint32_t n = old + (end - begin);
+    resize_bounds(n);
+    start.resize(n);
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const WorkEntry& r = records[k];
+      const std::uint32_t i = old + (k - begin);
+      for (int a = 0; a < 3; ++a) {
+        lo[a][i] = r.lo[a];
+        hi[a][i] = r.hi[a];
+      }
+      id[i] = r.id;
     }
-    id.insert(id.end(), src.id.begin() + begin, src.id.begin() + end);
-    start.resize(id.size());
-    return size();
+    return n;
   }
 
   /// Resizes the bounds and ids (not the owner bits: work arrays have none).
@@ -71,15 +88,6 @@ struct EntryArrays {
       hi[a].resize(n);
     }
     id.resize(n);
-  }
-
-  /// Copies entry j of `src` (bounds and id) over entry i.
-  void copy_bounds(std::uint32_t i, const EntryArrays& src, std::uint32_t j) noexcept {
-    for (int a = 0; a < 3; ++a) {
-      lo[a][i] = src.lo[a][j];
-      hi[a][i] = src.hi[a][j];
-    }
-    id[i] = src.id[j];
   }
 
   [[nodiscard]] Box box(std::uint32_t i) const noexcept {

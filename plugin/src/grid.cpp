@@ -35,7 +35,7 @@ const Config& Grid::config() const noexcept { return impl_->config; }
 
 std::size_t Grid::Impl::bytes_held() const noexcept {
   return capacity_bytes(nodes) + leaf.bytes_held() + stay.bytes_held() + capacity_bytes(stay_lattice) +
-         level_entries.bytes_held() + next_entries.bytes_held() +
+         capacity_bytes(level_entries) + capacity_bytes(next_entries) +
          capacity_bytes(child_codes) + capacity_bytes(pending) + capacity_bytes(next_pending) +
          capacity_bytes(pair_keys) + capacity_bytes(pair_keys_scratch) + sweep_scratch.bytes_held() +
          capacity_bytes(pairs_for_visit);

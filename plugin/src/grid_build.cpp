@@ -144,21 +144,14 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   stats.boxes = count;
 
   lattice = fit_lattice(boxes);
-  level_entries.resize_bounds(count);
+  level_entries.resize(count);
   std::uint32_t valid = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     const Box& b = boxes[i];
     if (!is_valid(b)) continue;
-    level_entries.lo[0][valid] = b.min.x;
-    level_entries.lo[1][valid] = b.min.y;
-    level_entries.lo[2][valid] = b.min.z;
-    level_entries.hi[0][valid] = b.max.x;
-    level_entries.hi[1][valid] = b.max.y;
-    level_entries.hi[2][valid] = b.max.z;
-    level_entries.id[valid] = i;
-    ++valid;
+    level_entries[valid++] = detail::WorkEntry{{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, i};
   }
-  level_entries.resize_bounds(valid);
+  level_entries.resize(valid);
   stats.invalid_boxes = count - valid;
 
   nodes.push_back(Node{{0, 0, 0}, 0, 0, 0, 0, 0, 0, 0});
@@ -167,7 +160,7 @@ void Grid::Impl::build(std::span<const Box> boxes) {
 
   for (std::uint32_t level = 0; !pending.empty(); ++level) {
     stats.depth = level;
-    next_entries.resize_bounds(0);
+    next_entries.clear();
     next_pending.clear();
     for (const detail::PendingNode& p : pending) {
       if (p.end - p.begin <= config.leaf_capacity || level == kMaxDepth) {
@@ -192,7 +185,7 @@ void Grid::Impl::build(std::span<const Box> boxes) {
 void Grid::Impl::make_leaf(const detail::PendingNode& p) {
   Node& node = nodes[p.node];
   node.leaf_begin = leaf.size();
-  node.leaf_end = leaf.append(level_entries, p.begin, p.end);
+  node.leaf_end = leaf.append(level_entries.data(), p.begin, p.end);
   set_start_bits(leaf, node.leaf_begin, node.leaf_end, node);
 }
 
@@ -254,8 +247,8 @@ void Grid::Impl::split(const detail::PendingNode& p) {
   if (staying > 0) {
     for (std::uint32_t k = p.begin; k < p.end; ++k) {
       if (!(child_codes[k - p.begin] & kStayFlag)) continue;
-      stay.append(level_entries, k, k + 1);
-      stay_lattice.push_back(lattice.quantize(level_entries.box(k)));
+      stay.append(level_entries.data(), k, k + 1);
+      stay_lattice.push_back(lattice.quantize(level_entries[k].box()));
     }
   }
   nodes[node_index].stay_end = stay.size();
@@ -264,7 +257,7 @@ void Grid::Impl::split(const detail::PendingNode& p) {
   // Children, in ascending index order, with their slices of the next level's entries.
   std::array<std::uint32_t, 64> offsets{};
   std::uint64_t mask = 0;
-  auto offset = next_entries.size();
+  auto offset = static_cast<std::uint32_t>(next_entries.size());
   const auto first_child = static_cast<std::uint32_t>(nodes.size());
   for (std::uint32_t i = 0; i < 64; ++i) {
     if (counts[i] == 0) continue;
@@ -278,25 +271,11 @@ void Grid::Impl::split(const detail::PendingNode& p) {
   nodes[node_index].first_child = first_child;
 
   // Pass 3: scatter, keeping the entries' order (ascending ids) within every child.
-  next_entries.resize_bounds(offset);
-  const detail::EntryArrays& src = level_entries;
-  detail::EntryArrays& dst = next_entries;
-  const float* __restrict s_lo[3] = {src.lo[0].data(), src.lo[1].data(), src.lo[2].data()};
-  const float* __restrict s_hi[3] = {src.hi[0].data(), src.hi[1].data(), src.hi[2].data()};
-  const std::uint32_t* __restrict s_id = src.id.data();
-  float* __restrict d_lo[3] = {dst.lo[0].data(), dst.lo[1].data(), dst.lo[2].data()};
-  float* __restrict d_hi[3] = {dst.hi[0].data(), dst.hi[1].data(), dst.hi[2].data()};
-  std::uint32_t* __restrict d_id = dst.id.data();
+  next_entries.resize(offset);
+  const detail::WorkEntry* __restrict src = level_entries.data();
+  detail::WorkEntry* __restrict dst = next_entries.data();
   const std::uint16_t* __restrict codes = child_codes.data() - p.begin;
-  auto copy = [&](std::uint32_t to, std::uint32_t from) {
-    d_lo[0][to] = s_lo[0][from];
-    d_lo[1][to] = s_lo[1][from];
-    d_lo[2][to] = s_lo[2][from];
-    d_hi[0][to] = s_hi[0][from];
-    d_hi[1][to] = s_hi[1][from];
-    d_hi[2][to] = s_hi[2][from];
-    d_id[to] = s_id[from];
-  };
+  auto copy = [&](std::uint32_t to, std::uint32_t from) { dst[to] = src[from]; };
   for (std::uint32_t k = p.begin; k < p.end; ++k) {
     const std::uint16_t c = codes[k];
     if (c & kStayFlag) continue;
@@ -312,8 +291,7 @@ void Grid::Impl::split(const detail::PendingNode& p) {
 
 void Grid::Impl::compute_child_codes(std::uint32_t begin, std::uint32_t end, std::uint32_t child_shift,
                                      const std::uint32_t base[3]) {
-  const float* __restrict lo[3] = {level_entries.lo[0].data(), level_entries.lo[1].data(), level_entries.lo[2].data()};
-  const float* __restrict hi[3] = {level_entries.hi[0].data(), level_entries.hi[1].data(), level_entries.hi[2].data()};
+  const detail::WorkEntry* __restrict entries = level_entries.data();
   std::uint16_t* __restrict codes = child_codes.data() - begin;
   const detail::Lattice l = lattice;
   const std::uint32_t big_span = config.big_span;
@@ -324,8 +302,8 @@ void Grid::Impl::compute_child_codes(std::uint32_t begin, std::uint32_t end, std
     std::uint32_t code = 0;
     const std::uint32_t bases[3] = {b0, b1, b2};
     for (int a = 0; a < 3; ++a) {
-      const std::uint32_t g_lo = l.quantize(lo[a][k], a) >> child_shift;
-      const std::uint32_t g_hi = l.quantize(hi[a][k], a) >> child_shift;
+      const std::uint32_t g_lo = l.quantize(entries[k].lo[a], a) >> child_shift;
+      const std::uint32_t g_hi = l.quantize(entries[k].hi[a], a) >> child_shift;
       // Clip to this node: the box may reach beyond it (it entered through a copy).
       const std::uint32_t c_lo = g_lo > bases[a] ? g_lo - bases[a] : 0;
       const std::uint32_t c_hi = std::min(g_hi - bases[a], 3u);

@@ -53,8 +53,8 @@ struct Grid::Impl {
   GridStats stats;
 
   // Build scratch, reused between frames.
-  detail::EntryArrays level_entries;             ///< Boxes of the level being split (no owner bits).
-  detail::EntryArrays next_entries;              ///< Boxes of the level below.
+  std::vector<detail::WorkEntry> level_entries;  ///< Boxes of the level being split.
+  std::vector<detail::WorkEntry> next_entries;   ///< Boxes of the level below.
   std::vector<std::uint16_t> child_codes;        ///< Per entry: first child, spread, stay flag.
   std::vector<detail::PendingNode> pending;
   std::vector<detail::PendingNode> next_pending;

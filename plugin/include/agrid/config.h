@@ -15,7 +15,7 @@ inline constexpr std::uint32_t kMaxDepth = 12;
 struct Config {
   /// A cell holding at most this many boxes is not split further: its boxes are tested
   /// all against all.
-  std::uint32_t leaf_capacity = 16;
+  std::uint32_t leaf_capacity = 32;
 
   /// A box spanning more than this many child cells on some axis (1 or 2) stops descending
   /// and stays with its node, where it is tested against the node's whole subtree. This bounds
