@@ -18,20 +18,12 @@ struct alignas(32) WorkEntry {
   float lo[3];
   float hi[3];
   std::uint32_t id;
+  /// Owner bits relative to the cell the entry is in: bit a set iff the box's min corner lies
+  /// in that cell on axis a. A pair held by a cell is owned by it iff the two boxes' bits OR
+  /// to kOwnAllAxes, since the min corner of their intersection is the larger min corner.
+  std::uint32_t start;
 
   [[nodiscard]] Box box() const noexcept { return {{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}}; }
-};
-
-/// A read-only slice of EntryArrays.
-struct EntrySpan {
-  const float* lo[3];
-  const float* hi[3];
-  const std::uint32_t* id;
-  /// Bit a is set iff the box's min corner lies in the holding cell on axis a. A pair of boxes
-  /// held by a cell is owned by that cell iff (start_i | start_j) == kOwnAllAxes, because the
-  /// min corner of their intersection is the larger of their min corners.
-  const std::uint8_t* start;
-  std::uint32_t count;
 };
 
 /// Copies of boxes held by nodes, in structure-of-arrays form for vectorised tests.
@@ -39,7 +31,7 @@ struct EntryArrays {
   std::vector<float> lo[3];
   std::vector<float> hi[3];
   std::vector<std::uint32_t> id;
-  std::vector<std::uint8_t> start;
+  std::vector<std::uint8_t> start;  ///< Owner bits, as in WorkEntry::start.
 
   void clear() noexcept {
     for (int a = 0; a < 3; ++a) {
@@ -63,7 +55,13 @@ struct EntryArrays {
     start.push_back(start_bits);
   }
 
-  /// Appends the records [begin, end) (owner bits left zero); returns the new size.
+  /// Appends `count` entries that no kernel reports (their lanes are masked off): kernels read
+  /// whole vector registers past the end of a cell.
+  void pad(std::uint32_t count) {
+    for (std::uint32_t k = 0; k < count; ++k) push(Box{}, 0, 0);
+  }
+
+  /// Appends the records [begin, end); returns the new size.
   std::uint32_t append(const WorkEntry* records, std::uint32_t begin, std::uint32_t end) {
     const std::uint32_t old = size();
     const std::uint32_t n = old + (end - begin);
@@ -77,6 +75,7 @@ struct EntryArrays {
         hi[a][i] = r.hi[a];
       }
       id[i] = r.id;
+      start[i] = static_cast<std::uint8_t>(r.start);
     }
     return n;
   }
@@ -92,14 +91,6 @@ struct EntryArrays {
 
   [[nodiscard]] Box box(std::uint32_t i) const noexcept {
     return {{lo[0][i], lo[1][i], lo[2][i]}, {hi[0][i], hi[1][i], hi[2][i]}};
-  }
-
-  [[nodiscard]] EntrySpan slice(std::uint32_t begin, std::uint32_t end) const noexcept {
-    return {{lo[0].data() + begin, lo[1].data() + begin, lo[2].data() + begin},
-            {hi[0].data() + begin, hi[1].data() + begin, hi[2].data() + begin},
-            id.data() + begin,
-            start.data() + begin,
-            end - begin};
   }
 
   [[nodiscard]] std::size_t bytes_held() const noexcept {

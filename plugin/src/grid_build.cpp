@@ -99,11 +99,14 @@ std::uint32_t sample_boxes(std::span<const Box> boxes, std::array<std::uint32_t,
 // axes on which it also overlaps the next child (3 bits), and whether it stays instead.
 constexpr std::uint32_t kSpreadShift = 6;
 constexpr std::uint16_t kStayFlag = 1u << 9;
+// ... and the axes on which its min corner lies in that lowest child (owner bits, 3 bits).
+constexpr std::uint32_t kStartShift = 10;
 
 // The children an entry with spread bits s overlaps, as offsets from its lowest child.
 struct SpreadTable {
   std::uint8_t count[8];
   std::uint8_t offset[8][8];
+  std::uint8_t axes[8][8];  ///< Axes on which that child is above the lowest one.
 };
 
 constexpr SpreadTable make_spread_table() {
@@ -112,7 +115,10 @@ constexpr SpreadTable make_spread_table() {
     std::uint8_t n = 0;
     for (std::uint32_t dz = 0; dz <= ((s >> 2) & 1u); ++dz) {
       for (std::uint32_t dy = 0; dy <= ((s >> 1) & 1u); ++dy) {
-        for (std::uint32_t dx = 0; dx <= (s & 1u); ++dx) t.offset[s][n++] = static_cast<std::uint8_t>(detail::child_index(dx, dy, dz));
+        for (std::uint32_t dx = 0; dx <= (s & 1u); ++dx) {
+          t.axes[s][n] = static_cast<std::uint8_t>(dx | (dy << 1) | (dz << 2));
+          t.offset[s][n++] = static_cast<std::uint8_t>(detail::child_index(dx, dy, dz));
+        }
       }
     }
     t.count[s] = n;
@@ -140,6 +146,7 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   leaf.clear();
   stay.clear();
   stay_lattice.clear();
+  leaf_cells.clear();
   stats = GridStats{};
   stats.boxes = count;
 
@@ -149,7 +156,8 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   for (std::uint32_t i = 0; i < count; ++i) {
     const Box& b = boxes[i];
     if (!is_valid(b)) continue;
-    level_entries[valid++] = detail::WorkEntry{{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, i};
+    level_entries[valid++] =
+        detail::WorkEntry{{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, i, detail::kOwnAllAxes};
   }
   level_entries.resize(valid);
   stats.invalid_boxes = count - valid;
@@ -173,12 +181,15 @@ void Grid::Impl::build(std::span<const Box> boxes) {
     std::swap(pending, next_pending);
   }
 
+  leaf.pad(detail::kKernelPadding);
+  stay.pad(detail::kKernelPadding);
+
   stats.nodes = static_cast<std::uint32_t>(nodes.size());
   stats.leaves = static_cast<std::uint32_t>(
       std::count_if(nodes.begin(), nodes.end(), [](const Node& n) { return n.is_leaf(); }));
   stats.oversize_boxes = nodes[0].stay_end - nodes[0].stay_begin;
-  stats.leaf_entries = leaf.size();
-  stats.staying_entries = stay.size();
+  stats.leaf_entries = leaf.size() - detail::kKernelPadding;
+  stats.staying_entries = stay.size() - detail::kKernelPadding;
   stats.bytes_held = bytes_held();
 }
 
@@ -186,21 +197,7 @@ void Grid::Impl::make_leaf(const detail::PendingNode& p) {
   Node& node = nodes[p.node];
   node.leaf_begin = leaf.size();
   node.leaf_end = leaf.append(level_entries.data(), p.begin, p.end);
-  set_start_bits(leaf, node.leaf_begin, node.leaf_end, node);
-}
-
-void Grid::Impl::set_start_bits(detail::EntryArrays& e, std::uint32_t begin, std::uint32_t end,
-                                const Node& node) const {
-  const std::uint32_t shift = detail::level_shift(node.level);
-  const detail::Lattice l = lattice;
-  const std::uint32_t cell[3] = {node.cell[0], node.cell[1], node.cell[2]};
-  const float* __restrict lo[3] = {e.lo[0].data(), e.lo[1].data(), e.lo[2].data()};
-  std::uint8_t* __restrict start = e.start.data();
-  for (std::uint32_t i = begin; i < end; ++i) {
-    std::uint32_t bits = 0;
-    for (int a = 0; a < 3; ++a) bits |= static_cast<std::uint32_t>((l.quantize(lo[a][i], a) >> shift) == cell[a]) << a;
-    start[i] = static_cast<std::uint8_t>(bits);
-  }
+  if (node.leaf_end - node.leaf_begin >= 2) leaf_cells.push_back({node.leaf_begin, node.leaf_end});
 }
 
 void Grid::Impl::split(const detail::PendingNode& p) {
@@ -252,7 +249,6 @@ void Grid::Impl::split(const detail::PendingNode& p) {
     }
   }
   nodes[node_index].stay_end = stay.size();
-  set_start_bits(stay, nodes[node_index].stay_begin, nodes[node_index].stay_end, nodes[node_index]);
 
   // Children, in ascending index order, with their slices of the next level's entries.
   std::array<std::uint32_t, 64> offsets{};
@@ -275,17 +271,24 @@ void Grid::Impl::split(const detail::PendingNode& p) {
   const detail::WorkEntry* __restrict src = level_entries.data();
   detail::WorkEntry* __restrict dst = next_entries.data();
   const std::uint16_t* __restrict codes = child_codes.data() - p.begin;
-  auto copy = [&](std::uint32_t to, std::uint32_t from) { dst[to] = src[from]; };
+  // A copy's owner bits: those of the lowest child, less the axes on which this one is higher.
+  auto copy = [&](std::uint32_t to, std::uint32_t from, std::uint32_t start) {
+    dst[to] = src[from];
+    dst[to].start = start;
+  };
   for (std::uint32_t k = p.begin; k < p.end; ++k) {
     const std::uint16_t c = codes[k];
     if (c & kStayFlag) continue;
     const std::uint32_t first = c & 63u;
     const std::uint32_t spread = (c >> kSpreadShift) & 7u;
+    const std::uint32_t start = (c >> kStartShift) & 7u;
     if (spread == 0) {
-      copy(offsets[first]++, k);
+      copy(offsets[first]++, k, start);
       continue;
     }
-    for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) copy(offsets[first + kSpread.offset[spread][i]]++, k);
+    for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) {
+      copy(offsets[first + kSpread.offset[spread][i]]++, k, start & ~kSpread.axes[spread][i]);
+    }
   }
 }
 
@@ -309,6 +312,7 @@ void Grid::Impl::compute_child_codes(std::uint32_t begin, std::uint32_t end, std
       const std::uint32_t c_hi = std::min(g_hi - bases[a], 3u);
       code |= c_lo << (2 * a);
       code |= static_cast<std::uint32_t>(c_hi > c_lo) << (kSpreadShift + a);
+      code |= static_cast<std::uint32_t>(g_lo >= bases[a]) << (kStartShift + a);
       code |= static_cast<std::uint32_t>(g_hi - g_lo >= big_span) * kStayFlag;
     }
     codes[k] = static_cast<std::uint16_t>(code);

@@ -47,8 +47,9 @@ struct Grid::Impl {
   Config config;
   detail::Lattice lattice;
   std::vector<detail::Node> nodes;
-  detail::EntryArrays leaf;                     ///< Entries of all leaves.
-  detail::EntryArrays stay;                     ///< Staying entries of all nodes.
+  detail::EntryArrays leaf;                     ///< Entries of all leaves, then kernel padding.
+  std::vector<detail::CellRange> leaf_cells;    ///< Leaves holding two entries or more.
+  detail::EntryArrays stay;                     ///< Staying entries of all nodes, then padding.
   std::vector<detail::LatticeBox> stay_lattice; ///< Lattice boxes of the staying entries.
   GridStats stats;
 
@@ -69,9 +70,6 @@ struct Grid::Impl {
 
   void build(std::span<const Box> boxes);
   void make_leaf(const detail::PendingNode& p);
-  /// Sets the owner bits of entries [begin, end) of `e`, held by `node`.
-  void set_start_bits(detail::EntryArrays& e, std::uint32_t begin, std::uint32_t end,
-                      const detail::Node& node) const;
   void split(const detail::PendingNode& p);
   void compute_child_codes(std::uint32_t begin, std::uint32_t end, std::uint32_t child_shift,
                            const std::uint32_t base[3]);

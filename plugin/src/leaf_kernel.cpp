@@ -1,76 +1,170 @@
 #include "leaf_kernel.h"
 
 #include <algorithm>
+#include <bit>
+#include <limits>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define AGRID_X86_KERNELS 1
+#endif
 
 namespace agrid::detail {
 namespace {
 
-// The hot loop of the grid: entry i against entries [j_begin, j_end). The first loop is
-// branch-free so that it vectorises; it is compiled for AVX-512 and AVX2 too and the widest
-// the CPU runs is chosen at load time, while the library itself stays plain x86-64.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define AGRID_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define AGRID_VECTOR_CLONES
-#endif
+// Raw pointers to the arrays a kernel reads.
+struct Arrays {
+  const float* lo0;
+  const float* lo1;
+  const float* lo2;
+  const float* hi0;
+  const float* hi1;
+  const float* hi2;
+  const std::uint8_t* start;
+  const std::uint32_t* id;
 
-AGRID_VECTOR_CLONES
-void test_entries(const EntrySpan& c, bool sorted_by_min_x, std::uint8_t* __restrict hit,
-                  std::vector<std::uint64_t>& keys) {
-  const float* __restrict lo0 = c.lo[0];
-  const float* __restrict lo1 = c.lo[1];
-  const float* __restrict lo2 = c.lo[2];
-  const float* __restrict hi0 = c.hi[0];
-  const float* __restrict hi1 = c.hi[1];
-  const float* __restrict hi2 = c.hi[2];
-  const std::uint8_t* __restrict start = c.start;
-  for (std::uint32_t i = 0; i + 1 < c.count; ++i) {
-    const float l0 = lo0[i], l1 = lo1[i], l2 = lo2[i], h0 = hi0[i], h1 = hi1[i], h2 = hi2[i];
-    const std::uint8_t s = start[i];
-    // Sorted by min x, only the entries starting before this one ends can overlap it.
-    const std::uint32_t end = sorted_by_min_x ? static_cast<std::uint32_t>(std::upper_bound(lo0 + i + 1, lo0 + c.count, h0) - lo0)
-                                              : c.count;
-    for (std::uint32_t j = i + 1; j < end; ++j) {
-      hit[j] = static_cast<std::uint8_t>((lo0[j] <= h0) & (l0 <= hi0[j]) & (lo1[j] <= h1) & (l1 <= hi1[j]) &
-                                         (lo2[j] <= h2) & (l2 <= hi2[j]) & ((s | start[j]) == kOwnAllAxes));
-    }
-    for (std::uint32_t j = i + 1; j < end; ++j) {
-      if (hit[j]) keys.push_back(pair_key(c.id[i], c.id[j]));
+  explicit Arrays(const EntryArrays& e) noexcept
+      : lo0(e.lo[0].data()), lo1(e.lo[1].data()), lo2(e.lo[2].data()), hi0(e.hi[0].data()), hi1(e.hi[1].data()),
+        hi2(e.hi[2].data()), start(e.start.data()), id(e.id.data()) {}
+
+  // Entries after i that may overlap it: the rest of the cell, or in a cell sorted by min x
+  // only those starting before i ends.
+  [[nodiscard]] std::uint32_t candidates_end(std::uint32_t i, std::uint32_t end, bool sorted) const noexcept {
+    return sorted ? static_cast<std::uint32_t>(std::upper_bound(lo0 + i + 1, lo0 + end, hi0[i]) - lo0) : end;
+  }
+};
+
+// A kernel tests, for every entry i of every cell, the entries after it.
+using Kernel = void (*)(const Arrays&, std::span<const CellRange>, bool sorted, std::vector<std::uint64_t>&);
+
+void scalar_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorted, std::vector<std::uint64_t>& keys) {
+  for (const CellRange cell : cells) {
+    for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
+      const std::uint32_t end = c.candidates_end(i, cell.end, sorted);
+      for (std::uint32_t j = i + 1; j < end; ++j) {
+        if (c.lo0[j] <= c.hi0[i] && c.lo0[i] <= c.hi0[j] && c.lo1[j] <= c.hi1[i] && c.lo1[i] <= c.hi1[j] &&
+            c.lo2[j] <= c.hi2[i] && c.lo2[i] <= c.hi2[j] && (c.start[i] | c.start[j]) == kOwnAllAxes) {
+          keys.push_back(pair_key(c.id[i], c.id[j]));
+        }
+      }
     }
   }
 }
 
-// Copies the entries sorted by min x (ties by position, so the result is deterministic).
-EntrySpan sorted_copy(const EntrySpan& c, SweepScratch& scratch) {
+#ifdef AGRID_X86_KERNELS
+// GCC 12's AVX-512 headers build vectors from _mm512_undefined, which -Wmaybe-uninitialized
+// reports in every caller.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+// Sixteen candidates per step: six compares into a lane mask, owner bits widened from bytes.
+__attribute__((target("avx512f"))) void avx512_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorted,
+                                                       std::vector<std::uint64_t>& keys) {
+  const __m512i own_all = _mm512_set1_epi32(kOwnAllAxes);
+  for (const CellRange cell : cells) {
+    for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
+      const std::uint32_t end = c.candidates_end(i, cell.end, sorted);
+      const __m512 l0 = _mm512_set1_ps(c.lo0[i]), h0 = _mm512_set1_ps(c.hi0[i]);
+      const __m512 l1 = _mm512_set1_ps(c.lo1[i]), h1 = _mm512_set1_ps(c.hi1[i]);
+      const __m512 l2 = _mm512_set1_ps(c.lo2[i]), h2 = _mm512_set1_ps(c.hi2[i]);
+      const __m512i s = _mm512_set1_epi32(c.start[i]);
+      for (std::uint32_t j = i + 1; j < end; j += 16) {
+        const std::uint32_t left = end - j;
+        __mmask16 m = left >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << left) - 1);
+        m = _mm512_mask_cmp_ps_mask(m, _mm512_loadu_ps(c.lo0 + j), h0, _CMP_LE_OQ);
+        m = _mm512_mask_cmp_ps_mask(m, l0, _mm512_loadu_ps(c.hi0 + j), _CMP_LE_OQ);
+        m = _mm512_mask_cmp_ps_mask(m, _mm512_loadu_ps(c.lo1 + j), h1, _CMP_LE_OQ);
+        m = _mm512_mask_cmp_ps_mask(m, l1, _mm512_loadu_ps(c.hi1 + j), _CMP_LE_OQ);
+        m = _mm512_mask_cmp_ps_mask(m, _mm512_loadu_ps(c.lo2 + j), h2, _CMP_LE_OQ);
+        m = _mm512_mask_cmp_ps_mask(m, l2, _mm512_loadu_ps(c.hi2 + j), _CMP_LE_OQ);
+        if (m == 0) continue;
+        const __m512i sj = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c.start + j)));
+        m = _mm512_mask_cmpeq_epi32_mask(m, _mm512_or_si512(s, sj), own_all);
+        for (std::uint32_t bits = m; bits != 0; bits &= bits - 1) {
+          keys.push_back(pair_key(c.id[i], c.id[j + static_cast<std::uint32_t>(std::countr_zero(bits))]));
+        }
+      }
+    }
+  }
+}
+
+// Eight candidates per step, the same tests with AVX2 compares and movemask.
+__attribute__((target("avx2"))) void avx2_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorted,
+                                                  std::vector<std::uint64_t>& keys) {
+  const __m256i own_all = _mm256_set1_epi32(kOwnAllAxes);
+  for (const CellRange cell : cells) {
+    for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
+      const std::uint32_t end = c.candidates_end(i, cell.end, sorted);
+      const __m256 l0 = _mm256_set1_ps(c.lo0[i]), h0 = _mm256_set1_ps(c.hi0[i]);
+      const __m256 l1 = _mm256_set1_ps(c.lo1[i]), h1 = _mm256_set1_ps(c.hi1[i]);
+      const __m256 l2 = _mm256_set1_ps(c.lo2[i]), h2 = _mm256_set1_ps(c.hi2[i]);
+      const __m256i s = _mm256_set1_epi32(c.start[i]);
+      for (std::uint32_t j = i + 1; j < end; j += 8) {
+        const std::uint32_t left = end - j;
+        const std::uint32_t lanes = left >= 8 ? 0xffu : (1u << left) - 1;
+        __m256 hit = _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(c.lo0 + j), h0, _CMP_LE_OQ),
+                                   _mm256_cmp_ps(l0, _mm256_loadu_ps(c.hi0 + j), _CMP_LE_OQ));
+        hit = _mm256_and_ps(hit, _mm256_cmp_ps(_mm256_loadu_ps(c.lo1 + j), h1, _CMP_LE_OQ));
+        hit = _mm256_and_ps(hit, _mm256_cmp_ps(l1, _mm256_loadu_ps(c.hi1 + j), _CMP_LE_OQ));
+        hit = _mm256_and_ps(hit, _mm256_cmp_ps(_mm256_loadu_ps(c.lo2 + j), h2, _CMP_LE_OQ));
+        hit = _mm256_and_ps(hit, _mm256_cmp_ps(l2, _mm256_loadu_ps(c.hi2 + j), _CMP_LE_OQ));
+        std::uint32_t m = static_cast<std::uint32_t>(_mm256_movemask_ps(hit)) & lanes;
+        if (m == 0) continue;
+        std::int64_t eight_bytes = 0;
+        __builtin_memcpy(&eight_bytes, c.start + j, sizeof eight_bytes);
+        const __m256i sj = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(eight_bytes));
+        const __m256i owned = _mm256_cmpeq_epi32(_mm256_or_si256(s, sj), own_all);
+        m &= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(owned)));
+        for (; m != 0; m &= m - 1) {
+          keys.push_back(pair_key(c.id[i], c.id[j + static_cast<std::uint32_t>(std::countr_zero(m))]));
+        }
+      }
+    }
+  }
+}
+
+#pragma GCC diagnostic pop
+#endif
+
+// The widest kernel this CPU runs. The library is compiled for plain x86-64; only these
+// functions use wider instructions, and only where the CPU has them.
+Kernel select_kernel() noexcept {
+#ifdef AGRID_X86_KERNELS
+  if (__builtin_cpu_supports("avx512f")) return avx512_kernel;
+  if (__builtin_cpu_supports("avx2")) return avx2_kernel;
+#endif
+  return scalar_kernel;
+}
+
+// Copies the entries of a cell sorted by min x (ties by position, so deterministic), padded.
+void sorted_copy(const EntryArrays& e, CellRange cell, SweepScratch& scratch) {
   auto& order = scratch.order;
   order.clear();
-  for (std::uint32_t i = 0; i < c.count; ++i) order.emplace_back(c.lo[0][i], i);
+  for (std::uint32_t i = cell.begin; i < cell.end; ++i) order.emplace_back(e.lo[0][i], i);
   std::sort(order.begin(), order.end());
   EntryArrays& s = scratch.sorted;
-  s.resize_bounds(c.count);
-  s.start.resize(c.count);
-  for (std::uint32_t k = 0; k < c.count; ++k) {
-    const std::uint32_t i = order[k].second;
-    for (int a = 0; a < 3; ++a) {
-      s.lo[a][k] = c.lo[a][i];
-      s.hi[a][k] = c.hi[a][i];
-    }
-    s.id[k] = c.id[i];
-    s.start[k] = c.start[i];
-  }
-  return s.slice(0, c.count);
+  s.clear();
+  for (const auto& [min_x, i] : order) s.push(e.box(i), e.id[i], e.start[i]);
+  s.pad(kKernelPadding);
 }
 
 }  // namespace
 
-void append_cell_pairs(const EntrySpan& cell, std::uint32_t sweep_threshold, SweepScratch& scratch,
-                       std::vector<std::uint64_t>& keys) {
-  if (cell.count < 2) return;
-  scratch.hit.resize(cell.count);
-  if (cell.count <= sweep_threshold) {
-    test_entries(cell, false, scratch.hit.data(), keys);
-  } else {
-    test_entries(sorted_copy(cell, scratch), true, scratch.hit.data(), keys);
+void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> cells, std::uint32_t sweep_threshold,
+                       SweepScratch& scratch, std::vector<std::uint64_t>& keys) {
+  const Kernel kernel = select_kernel();
+  const Arrays arrays(entries);
+  // Runs of small cells go to the kernel in one call; a large cell is sorted and swept.
+  std::size_t run_begin = 0;
+  for (std::size_t k = 0; k <= cells.size(); ++k) {
+    const bool large = k < cells.size() && cells[k].end - cells[k].begin > sweep_threshold;
+    if (k < cells.size() && !large) continue;
+    kernel(arrays, cells.subspan(run_begin, k - run_begin), false, keys);
+    run_begin = k + 1;
+    if (!large) continue;
+    sorted_copy(entries, cells[k], scratch);
+    const CellRange whole{0, cells[k].end - cells[k].begin};
+    kernel(Arrays(scratch.sorted), std::span<const CellRange>(&whole, 1), true, keys);
   }
 }
 

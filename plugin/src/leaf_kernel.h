@@ -1,7 +1,8 @@
 #pragma once
-// Kernels that find the owned overlapping pairs among the entries of one cell.
+// Kernels that find the owned overlapping pairs among the entries of a cell.
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -9,14 +10,23 @@
 
 namespace agrid::detail {
 
+/// Entries a kernel may read past the last one of a cell (whole vector registers); every
+/// EntryArrays handed to a kernel ends with this many padding entries.
+inline constexpr std::uint32_t kKernelPadding = 16;
+
+/// A cell's entries: [begin, end) of an EntryArrays.
+struct CellRange {
+  std::uint32_t begin;
+  std::uint32_t end;
+};
+
 /// Scratch memory of the sort-and-sweep kernel, kept between calls.
 struct SweepScratch {
   std::vector<std::pair<float, std::uint32_t>> order;  ///< (min x, entry) to sort.
-  EntryArrays sorted;                                  ///< The entries in sorted order.
-  std::vector<std::uint8_t> hit;                       ///< Per entry: overlaps the current one.
+  EntryArrays sorted;                                  ///< The entries in sorted order, padded.
 
   [[nodiscard]] std::size_t bytes_held() const noexcept {
-    return order.capacity() * sizeof(order[0]) + sorted.bytes_held() + hit.capacity();
+    return order.capacity() * sizeof(order[0]) + sorted.bytes_held();
   }
 };
 
@@ -25,9 +35,10 @@ struct SweepScratch {
   return a < b ? (std::uint64_t{a} << 32) | b : (std::uint64_t{b} << 32) | a;
 }
 
-/// Appends the key of every pair of entries of `cell` that overlap and that `cell` owns.
-/// Uses all-against-all up to `sweep_threshold` entries, sort-and-sweep beyond.
-void append_cell_pairs(const EntrySpan& cell, std::uint32_t sweep_threshold, SweepScratch& scratch,
-                       std::vector<std::uint64_t>& keys);
+/// Appends the key of every pair of entries within each cell that overlap and that the cell
+/// owns. Cells up to `sweep_threshold` entries are tested all against all, larger ones by
+/// sort-and-sweep. `entries` must end with kKernelPadding padding entries.
+void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> cells, std::uint32_t sweep_threshold,
+                       SweepScratch& scratch, std::vector<std::uint64_t>& keys);
 
 }  // namespace agrid::detail
