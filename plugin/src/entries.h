@@ -2,6 +2,7 @@
 // EntryArrays: boxes as the grid holds them, structure of arrays, with their owner bits.
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -33,26 +34,39 @@ struct EntryArrays {
   std::vector<std::uint32_t> id;
   std::vector<std::uint8_t> start;  ///< Owner bits, as in WorkEntry::start.
 
-  void clear() noexcept {
-    for (int a = 0; a < 3; ++a) {
-      lo[a].clear();
-      hi[a].clear();
+  /// Forgets the entries, keeps the memory.
+  void clear() noexcept { count_ = 0; }
+
+  [[nodiscard]] std::uint32_t size() const noexcept { return count_; }
+
+  /// Makes room for `n` more entries, to be written with set(); returns the first's index.
+  /// The arrays only ever grow, so a warm frame neither allocates nor clears memory.
+  std::uint32_t grow(std::uint32_t n) {
+    const std::uint32_t first = count_;
+    count_ += n;
+    if (id.size() < count_) {
+      const std::size_t capacity = std::max<std::size_t>(count_, 2 * id.size());
+      for (int a = 0; a < 3; ++a) {
+        lo[a].resize(capacity);
+        hi[a].resize(capacity);
+      }
+      id.resize(capacity);
+      start.resize(capacity);
     }
-    id.clear();
-    start.clear();
+    return first;
   }
 
-  [[nodiscard]] std::uint32_t size() const noexcept { return static_cast<std::uint32_t>(id.size()); }
+  void set(std::uint32_t i, const WorkEntry& r) noexcept {
+    for (int a = 0; a < 3; ++a) {
+      lo[a][i] = r.lo[a];
+      hi[a][i] = r.hi[a];
+    }
+    id[i] = r.id;
+    start[i] = static_cast<std::uint8_t>(r.start);
+  }
 
   void push(const Box& b, std::uint32_t box_id, std::uint8_t start_bits) {
-    lo[0].push_back(b.min.x);
-    lo[1].push_back(b.min.y);
-    lo[2].push_back(b.min.z);
-    hi[0].push_back(b.max.x);
-    hi[1].push_back(b.max.y);
-    hi[2].push_back(b.max.z);
-    id.push_back(box_id);
-    start.push_back(start_bits);
+    set(grow(1), WorkEntry{{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, box_id, start_bits});
   }
 
   /// Appends `count` entries that no kernel reports (their lanes are masked off): kernels read
@@ -63,30 +77,9 @@ struct EntryArrays {
 
   /// Appends the records [begin, end); returns the new size.
   std::uint32_t append(const WorkEntry* records, std::uint32_t begin, std::uint32_t end) {
-    const std::uint32_t old = size();
-    const std::uint32_t n = old + (end - begin);
-    resize_bounds(n);
-    start.resize(n);
-    for (std::uint32_t k = begin; k < end; ++k) {
-      const WorkEntry& r = records[k];
-      const std::uint32_t i = old + (k - begin);
-      for (int a = 0; a < 3; ++a) {
-        lo[a][i] = r.lo[a];
-        hi[a][i] = r.hi[a];
-      }
-      id[i] = r.id;
-      start[i] = static_cast<std::uint8_t>(r.start);
-    }
-    return n;
-  }
-
-  /// Resizes the bounds and ids (not the owner bits: work arrays have none).
-  void resize_bounds(std::uint32_t n) {
-    for (int a = 0; a < 3; ++a) {
-      lo[a].resize(n);
-      hi[a].resize(n);
-    }
-    id.resize(n);
+    const std::uint32_t first = grow(end - begin);
+    for (std::uint32_t k = begin; k < end; ++k) set(first + (k - begin), records[k]);
+    return count_;
   }
 
   [[nodiscard]] Box box(std::uint32_t i) const noexcept {
@@ -94,9 +87,11 @@ struct EntryArrays {
   }
 
   [[nodiscard]] std::size_t bytes_held() const noexcept {
-    return (lo[0].capacity() * 6) * sizeof(float) + id.capacity() * sizeof(std::uint32_t) +
-           start.capacity();
+    return (lo[0].capacity() * 6) * sizeof(float) + id.capacity() * sizeof(std::uint32_t) + start.capacity();
   }
+
+ private:
+  std::uint32_t count_ = 0;
 };
 
 }  // namespace agrid::detail

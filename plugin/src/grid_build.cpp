@@ -151,7 +151,7 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   stats.boxes = count;
 
   lattice = fit_lattice(boxes);
-  level_entries.resize(count);
+  if (level_entries.size() < count) level_entries.resize(count);  // grow only: no clearing
   std::uint32_t valid = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     const Box& b = boxes[i];
@@ -159,7 +159,6 @@ void Grid::Impl::build(std::span<const Box> boxes) {
     level_entries[valid++] =
         detail::WorkEntry{{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, i, detail::kOwnAllAxes};
   }
-  level_entries.resize(valid);
   stats.invalid_boxes = count - valid;
 
   nodes.push_back(Node{{0, 0, 0}, 0, 0, 0, 0, 0, 0, 0});
@@ -167,8 +166,8 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   pending.push_back({0, 0, valid});
 
   for (std::uint32_t level = 0; !pending.empty(); ++level) {
-    stats.depth = level;
-    next_entries.clear();
+    stats.depth = std::max(stats.depth, level);
+    next_count = 0;
     next_pending.clear();
     for (const detail::PendingNode& p : pending) {
       if (p.end - p.begin <= config.leaf_capacity || level == kMaxDepth) {
@@ -250,31 +249,48 @@ void Grid::Impl::split(const detail::PendingNode& p) {
   }
   nodes[node_index].stay_end = stay.size();
 
-  // Children, in ascending index order, with their slices of the next level's entries.
+  // Children, in ascending index order. A child small enough to be a leaf gets its slice of
+  // the leaf arrays at once and its entries are scattered straight there; the others get a
+  // slice of the next level's entries.
   std::array<std::uint32_t, 64> offsets{};
   std::uint64_t mask = 0;
-  auto offset = static_cast<std::uint32_t>(next_entries.size());
+  std::uint64_t leaf_children = 0;
   const auto first_child = static_cast<std::uint32_t>(nodes.size());
   for (std::uint32_t i = 0; i < 64; ++i) {
     if (counts[i] == 0) continue;
     mask |= std::uint64_t{1} << i;
-    offsets[i] = offset;
+    const auto child = static_cast<std::uint32_t>(nodes.size());
     nodes.push_back(Node{{base[0] + (i & 3u), base[1] + ((i >> 2) & 3u), base[2] + (i >> 4)}, level + 1, 0, 0, 0, 0, 0, 0});
-    next_pending.push_back({static_cast<std::uint32_t>(nodes.size() - 1), offset, offset + counts[i]});
-    offset += counts[i];
+    if (counts[i] <= config.leaf_capacity || level + 1 == kMaxDepth) {
+      leaf_children |= std::uint64_t{1} << i;
+      offsets[i] = leaf.grow(counts[i]);
+      nodes[child].leaf_begin = offsets[i];
+      nodes[child].leaf_end = offsets[i] + counts[i];
+      if (counts[i] >= 2) leaf_cells.push_back({offsets[i], offsets[i] + counts[i]});
+      stats.depth = std::max(stats.depth, level + 1);
+    } else {
+      offsets[i] = next_count;
+      next_pending.push_back({child, next_count, next_count + counts[i]});
+      next_count += counts[i];
+    }
   }
   nodes[node_index].child_mask = mask;
   nodes[node_index].first_child = first_child;
 
   // Pass 3: scatter, keeping the entries' order (ascending ids) within every child.
-  next_entries.resize(offset);
+  if (next_entries.size() < next_count) next_entries.resize(std::max<std::size_t>(next_count, 2 * next_entries.size()));
   const detail::WorkEntry* __restrict src = level_entries.data();
   detail::WorkEntry* __restrict dst = next_entries.data();
   const std::uint16_t* __restrict codes = child_codes.data() - p.begin;
   // A copy's owner bits: those of the lowest child, less the axes on which this one is higher.
-  auto copy = [&](std::uint32_t to, std::uint32_t from, std::uint32_t start) {
-    dst[to] = src[from];
-    dst[to].start = start;
+  auto copy = [&](std::uint32_t child, std::uint32_t from, std::uint32_t start) {
+    detail::WorkEntry r = src[from];
+    r.start = start;
+    if ((leaf_children >> child) & 1u) {
+      leaf.set(offsets[child]++, r);
+    } else {
+      dst[offsets[child]++] = r;
+    }
   };
   for (std::uint32_t k = p.begin; k < p.end; ++k) {
     const std::uint16_t c = codes[k];
@@ -283,11 +299,11 @@ void Grid::Impl::split(const detail::PendingNode& p) {
     const std::uint32_t spread = (c >> kSpreadShift) & 7u;
     const std::uint32_t start = (c >> kStartShift) & 7u;
     if (spread == 0) {
-      copy(offsets[first]++, k, start);
+      copy(first, k, start);
       continue;
     }
     for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) {
-      copy(offsets[first + kSpread.offset[spread][i]]++, k, start & ~kSpread.axes[spread][i]);
+      copy(first + kSpread.offset[spread][i], k, start & ~kSpread.axes[spread][i]);
     }
   }
 }

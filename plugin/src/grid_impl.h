@@ -55,7 +55,8 @@ struct Grid::Impl {
 
   // Build scratch, reused between frames.
   std::vector<detail::WorkEntry> level_entries;  ///< Boxes of the level being split.
-  std::vector<detail::WorkEntry> next_entries;   ///< Boxes of the level below.
+  std::vector<detail::WorkEntry> next_entries;   ///< Boxes of the level below (grow only) ...
+  std::uint32_t next_count = 0;                  ///< ... of which this many are in use.
   std::vector<std::uint16_t> child_codes;        ///< Per entry: first child, spread, stay flag.
   std::vector<detail::PendingNode> pending;
   std::vector<detail::PendingNode> next_pending;
