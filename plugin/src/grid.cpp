@@ -37,7 +37,7 @@ std::size_t Grid::Impl::bytes_held() const noexcept {
   return capacity_bytes(nodes) + leaf.bytes_held() + stay.bytes_held() + capacity_bytes(stay_lattice) + capacity_bytes(leaf_cells) +
          capacity_bytes(level_entries) + capacity_bytes(next_entries) +
          capacity_bytes(child_codes) + capacity_bytes(pending) + capacity_bytes(next_pending) +
-         capacity_bytes(pair_keys) + capacity_bytes(pair_keys_scratch) + sweep_scratch.bytes_held() +
+         pair_keys.bytes_held() + capacity_bytes(pair_keys_scratch) + sweep_scratch.bytes_held() +
          capacity_bytes(pairs_for_visit);
 }
 

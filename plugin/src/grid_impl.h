@@ -6,6 +6,7 @@
 
 #include "agrid/grid.h"
 #include "entries.h"
+#include "key_buffer.h"
 #include "lattice.h"
 #include "leaf_kernel.h"
 
@@ -62,7 +63,7 @@ struct Grid::Impl {
   std::vector<detail::PendingNode> next_pending;
 
   // Pair scratch, reused between frames.
-  std::vector<std::uint64_t> pair_keys;
+  detail::KeyBuffer pair_keys;
   std::vector<std::uint64_t> pair_keys_scratch;
   detail::SweepScratch sweep_scratch;
   std::vector<Pair> pairs_for_visit;             ///< for_each_pair's sorted pairs.

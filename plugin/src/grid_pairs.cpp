@@ -17,13 +17,13 @@ void Grid::Impl::collect_pair_keys() {
     for (std::uint32_t s = node.stay_begin; s < node.stay_end; ++s) {
       const std::uint32_t id = stay.id[s];
       query_subtree(n, stay.box(s), stay_lattice[s], false,
-                    [&](std::uint32_t other) { pair_keys.push_back(detail::pair_key(id, other)); });
+                    [&](std::uint32_t other) { pair_keys.push(detail::pair_key(id, other)); });
     }
   }
 }
 
 void Grid::Impl::sort_pairs(std::vector<Pair>& out) {
-  detail::sort_pairs(pair_keys, pair_keys_scratch, stats.boxes, out);
+  detail::sort_pairs(pair_keys.keys(), pair_keys_scratch, stats.boxes, out);
 }
 
 void Grid::find_pairs(std::vector<Pair>& out) {

@@ -35,16 +35,16 @@ struct Arrays {
 };
 
 // A kernel tests, for every entry i of every cell, the entries after it.
-using Kernel = void (*)(const Arrays&, std::span<const CellRange>, bool sorted, std::vector<std::uint64_t>&);
+using Kernel = void (*)(const Arrays&, std::span<const CellRange>, bool sorted, KeyBuffer&);
 
-void scalar_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorted, std::vector<std::uint64_t>& keys) {
+void scalar_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorted, KeyBuffer& keys) {
   for (const CellRange cell : cells) {
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
       const std::uint32_t end = c.candidates_end(i, cell.end, sorted);
       for (std::uint32_t j = i + 1; j < end; ++j) {
         if (c.lo0[j] <= c.hi0[i] && c.lo0[i] <= c.hi0[j] && c.lo1[j] <= c.hi1[i] && c.lo1[i] <= c.hi1[j] &&
             c.lo2[j] <= c.hi2[i] && c.lo2[i] <= c.hi2[j] && (c.start[i] | c.start[j]) == kOwnAllAxes) {
-          keys.push_back(pair_key(c.id[i], c.id[j]));
+          keys.push(pair_key(c.id[i], c.id[j]));
         }
       }
     }
@@ -59,7 +59,7 @@ void scalar_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorte
 
 // Sixteen candidates per step: six compares into a lane mask, owner bits widened from bytes.
 __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorted,
-                                                       std::vector<std::uint64_t>& keys) {
+                                                       KeyBuffer& keys) {
   const __m512i own_all = _mm512_set1_epi32(kOwnAllAxes);
   for (const CellRange cell : cells) {
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
@@ -68,6 +68,10 @@ __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& c, std::span
       const __m512 l1 = _mm512_set1_ps(c.lo1[i]), h1 = _mm512_set1_ps(c.hi1[i]);
       const __m512 l2 = _mm512_set1_ps(c.lo2[i]), h2 = _mm512_set1_ps(c.hi2[i]);
       const __m512i s = _mm512_set1_epi32(c.start[i]);
+      const __m512i id_i = _mm512_set1_epi32(static_cast<int>(c.id[i]));
+      // At most one key per candidate, plus a whole register written past the last.
+      std::uint64_t* out = keys.reserve_tail(end - i + 16);
+      std::uint32_t written = 0;
       for (std::uint32_t j = i + 1; j < end; j += 16) {
         const std::uint32_t left = end - j;
         __mmask16 m = left >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << left) - 1);
@@ -77,20 +81,33 @@ __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& c, std::span
         m = _mm512_mask_cmp_ps_mask(m, l1, _mm512_loadu_ps(c.hi1 + j), _CMP_LE_OQ);
         m = _mm512_mask_cmp_ps_mask(m, _mm512_loadu_ps(c.lo2 + j), h2, _CMP_LE_OQ);
         m = _mm512_mask_cmp_ps_mask(m, l2, _mm512_loadu_ps(c.hi2 + j), _CMP_LE_OQ);
-        if (m == 0) continue;
         const __m512i sj = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c.start + j)));
         m = _mm512_mask_cmpeq_epi32_mask(m, _mm512_or_si512(s, sj), own_all);
-        for (std::uint32_t bits = m; bits != 0; bits &= bits - 1) {
-          keys.push_back(pair_key(c.id[i], c.id[j + static_cast<std::uint32_t>(std::countr_zero(bits))]));
-        }
+        // Branch-free output: both halves' keys compressed in registers and stored whole; only
+        // the kept ones are counted.
+        const __m512i id_j = _mm512_loadu_si512(c.id + j);
+        const __m512i first = _mm512_min_epu32(id_i, id_j);
+        const __m512i second = _mm512_max_epu32(id_i, id_j);
+        const __m512i keys_low = _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(first)), 32),
+                                                 _mm512_cvtepu32_epi64(_mm512_castsi512_si256(second)));
+        const __m512i keys_high =
+            _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(first, 1)), 32),
+                            _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(second, 1)));
+        const auto m_low = static_cast<__mmask8>(m);
+        const auto m_high = static_cast<__mmask8>(m >> 8);
+        _mm512_storeu_si512(out + written, _mm512_maskz_compress_epi64(m_low, keys_low));
+        written += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(m_low)));
+        _mm512_storeu_si512(out + written, _mm512_maskz_compress_epi64(m_high, keys_high));
+        written += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(m_high)));
       }
+      keys.commit(written);
     }
   }
 }
 
 // Eight candidates per step, the same tests with AVX2 compares and movemask.
 __attribute__((target("avx2"))) void avx2_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorted,
-                                                  std::vector<std::uint64_t>& keys) {
+                                                  KeyBuffer& keys) {
   const __m256i own_all = _mm256_set1_epi32(kOwnAllAxes);
   for (const CellRange cell : cells) {
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
@@ -116,7 +133,7 @@ __attribute__((target("avx2"))) void avx2_kernel(const Arrays& c, std::span<cons
         const __m256i owned = _mm256_cmpeq_epi32(_mm256_or_si256(s, sj), own_all);
         m &= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(owned)));
         for (; m != 0; m &= m - 1) {
-          keys.push_back(pair_key(c.id[i], c.id[j + static_cast<std::uint32_t>(std::countr_zero(m))]));
+          keys.push(pair_key(c.id[i], c.id[j + static_cast<std::uint32_t>(std::countr_zero(m))]));
         }
       }
     }
@@ -151,7 +168,7 @@ void sorted_copy(const EntryArrays& e, CellRange cell, SweepScratch& scratch) {
 }  // namespace
 
 void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> cells, std::uint32_t sweep_threshold,
-                       SweepScratch& scratch, std::vector<std::uint64_t>& keys) {
+                       SweepScratch& scratch, KeyBuffer& keys) {
   const Kernel kernel = select_kernel();
   const Arrays arrays(entries);
   // Runs of small cells go to the kernel in one call; a large cell is sorted and swept.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "entries.h"
+#include "key_buffer.h"
 
 namespace agrid::detail {
 
@@ -39,6 +40,6 @@ struct SweepScratch {
 /// owns. Cells up to `sweep_threshold` entries are tested all against all, larger ones by
 /// sort-and-sweep. `entries` must end with kKernelPadding padding entries.
 void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> cells, std::uint32_t sweep_threshold,
-                       SweepScratch& scratch, std::vector<std::uint64_t>& keys);
+                       SweepScratch& scratch, KeyBuffer& keys);
 
 }  // namespace agrid::detail

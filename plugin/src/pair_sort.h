@@ -2,6 +2,7 @@
 // Sorting pair keys into canonical order, and turning them into Pairs.
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "agrid/pair.h"
@@ -9,8 +10,9 @@
 namespace agrid::detail {
 
 /// Replaces `out` with the pairs of `keys` (as made by pair_key) in ascending order. `keys` is
-/// left in an unspecified state; `scratch` is working memory. Every id is below `id_limit`.
-void sort_pairs(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& scratch, std::uint32_t id_limit,
+/// left in an unspecified state; `scratch` is working memory (grow only). Every id is below
+/// `id_limit`.
+void sort_pairs(std::span<std::uint64_t> keys, std::vector<std::uint64_t>& scratch, std::uint32_t id_limit,
                 std::vector<Pair>& out);
 
 }  // namespace agrid::detail

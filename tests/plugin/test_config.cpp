@@ -1,0 +1,86 @@
+// Config validation: problem() names every unusable configuration, and both entry points
+// refuse one with std::invalid_argument.
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "agrid/agrid.h"
+#include "oracle/oracle.h"
+#include "support/test_support.h"
+
+namespace agrid::test {
+namespace {
+
+std::vector<Config> unusable_configs() {
+  constexpr std::uint32_t kMax = std::numeric_limits<std::uint32_t>::max();
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  return {make_config(0, 2, 64),          make_config(16, 0, 64),          make_config(16, 3, 64),
+          make_config(16, 4, 64),         make_config(16, 5, 64),          make_config(16, kMax, 64),
+          make_config(16, 2, 0),          make_config(16, 2, 1),           make_config(0, 0, 0),
+          make_config(0, 5, 1),           make_config(1, 1, 1),            make_config(1000, 2, 1),
+          make_config(16, 2, 64, -0.01f), make_config(16, 2, 64, 1.01f),   make_config(16, 2, 64, kNaN),
+          make_config(16, 2, 64, kInf),   make_config(16, 2, 64, 0.25f, 0.99f),
+          make_config(16, 2, 64, 0.25f, 8.01f), make_config(16, 2, 64, 0.25f, kNaN),
+          make_config(16, 2, 64, 0.25f, kInf),  make_config(16, 2, 64, 0.25f, -1.0f)};
+}
+
+TEST(Config, DefaultIsUsable) {
+  const Config c;
+  EXPECT_TRUE(c.problem().empty()) << c.problem();
+  const Grid grid;
+  EXPECT_EQ(grid.config().leaf_capacity, c.leaf_capacity);
+  EXPECT_EQ(grid.config().big_span, c.big_span);
+  EXPECT_EQ(grid.config().sweep_threshold, c.sweep_threshold);
+}
+
+TEST(Config, ProblemNamesEachUnusableConfig) {
+  for (const Config& c : unusable_configs()) {
+    EXPECT_FALSE(c.problem().empty()) << name(c);
+  }
+}
+
+TEST(Config, UnusableConfigThrows) {
+  const std::vector<Box> none;
+  const std::vector<Box> some = random_scene(50, Density::kDense, 1);
+  for (const Config& c : unusable_configs()) {
+    SCOPED_TRACE(name(c));
+    EXPECT_THROW(Grid{c}, std::invalid_argument);
+    EXPECT_THROW((void)find_all_pairs(none, c), std::invalid_argument);
+    EXPECT_THROW((void)find_all_pairs(some, c), std::invalid_argument);
+  }
+}
+
+TEST(Config, BoundaryValuesAreUsable) {
+  constexpr std::uint32_t kMax = std::numeric_limits<std::uint32_t>::max();
+  const auto boxes = random_scene(800, Density::kDense, 2);
+  const auto expected = oracle::pairs(boxes);
+  for (const Config& c : {make_config(1, 1, 2), make_config(1, 2, 2), make_config(kMax, 2, kMax),
+                          make_config(kMax, 1, 2), make_config(1, 2, kMax), make_config(3, 2, 3),
+                          make_config(16, 2, 64, 0.0f, 1.0f), make_config(16, 2, 64, 1.0f, 8.0f),
+                          make_config(1, 1, 2, 0.0f, 8.0f), make_config(1, 2, 2, 1.0f, 1.0f)}) {
+    SCOPED_TRACE(name(c));
+    EXPECT_TRUE(c.problem().empty()) << c.problem();
+    Grid grid(c);
+    EXPECT_EQ(grid.config().leaf_capacity, c.leaf_capacity);
+    EXPECT_EQ(grid.config().big_span, c.big_span);
+    EXPECT_EQ(grid.config().sweep_threshold, c.sweep_threshold);
+    EXPECT_EQ(grid.config().max_staying_share, c.max_staying_share);
+    EXPECT_EQ(grid.config().max_copies_per_box, c.max_copies_per_box);
+    grid.build(boxes);
+    EXPECT_TRUE(grid_pairs_match(grid, boxes, expected));
+    EXPECT_TRUE(same_pairs(expected, find_all_pairs(boxes, c), boxes));
+  }
+}
+
+TEST(Config, EveryCombinationIsUsable) {
+  const auto configs = all_config_combinations();
+  EXPECT_EQ(configs.size(), 72u);
+  for (const Config& c : configs) EXPECT_TRUE(c.problem().empty()) << name(c);
+}
+
+}  // namespace
+}  // namespace agrid::test

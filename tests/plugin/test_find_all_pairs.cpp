@@ -1,0 +1,237 @@
+// find_all_pairs and Grid::find_pairs / for_each_pair against the oracle, exactly: same pairs,
+// each once as (i, j) with i < j, in ascending order.
+
+#include <gtest/gtest.h>
+
+#include <tbb/task_arena.h>
+
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "agrid/agrid.h"
+#include "agrid_scenes/scenes.h"
+#include "oracle/oracle.h"
+#include "support/test_support.h"
+
+namespace agrid::test {
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+Box cube(float x0, float y0, float z0, float x1, float y1, float z1) {
+  return Box{{x0, y0, z0}, {x1, y1, z1}};
+}
+
+// Every way of asking for all pairs gives exactly the oracle's answer.
+void expect_all_pair_paths_match(std::span<const Box> boxes, const std::vector<Pair>& expected,
+                                 const Config& config = {}) {
+  EXPECT_TRUE(same_pairs(expected, find_all_pairs(boxes, config), boxes)) << name(config);
+  Grid grid(config);
+  grid.build(boxes);
+  EXPECT_TRUE(grid_pairs_match(grid, boxes, expected)) << name(config);
+}
+
+TEST(FindAllPairs, HandCases) {
+  const std::vector<Box> none;
+  EXPECT_TRUE(find_all_pairs(none).empty());
+  const std::vector<Box> one = {cube(0, 0, 0, 1, 1, 1)};
+  EXPECT_TRUE(find_all_pairs(one).empty());
+
+  // Touching on a face, an edge, a corner: all overlap (closed boxes).
+  const std::vector<Box> touching = {cube(0, 0, 0, 1, 1, 1), cube(1, 0, 0, 2, 1, 1),
+                                     cube(2, 1, 0, 3, 2, 1), cube(3, 2, 1, 4, 3, 2)};
+  EXPECT_EQ(find_all_pairs(touching), (std::vector<Pair>{{0, 1}, {1, 2}, {2, 3}}));
+
+  // One ulp apart: no overlap.
+  const float gap = std::nextafter(1.0f, 2.0f);
+  const std::vector<Box> apart = {cube(0, 0, 0, 1, 1, 1), cube(gap, 0, 0, 2, 1, 1),
+                                  cube(0, gap, 0, 1, 2, 1), cube(0, 0, gap, 1, 1, 2)};
+  EXPECT_TRUE(find_all_pairs(apart).empty());
+
+  // Nested and identical boxes, listed in reverse order: pairs still come out as (i < j), sorted.
+  const std::vector<Box> nested = {cube(0, 0, 0, 10, 10, 10), cube(1, 1, 1, 2, 2, 2),
+                                   cube(1, 1, 1, 2, 2, 2), cube(5, 5, 5, 5, 5, 5)};
+  EXPECT_EQ(find_all_pairs(nested), (std::vector<Pair>{{0, 1}, {0, 2}, {0, 3}, {1, 2}}));
+
+  // A NaN box identical to a valid one except for the NaN, and an inverted one: nothing.
+  const std::vector<Box> bad = {cube(0, 0, 0, 1, 1, 1), cube(0, 0, 0, 1, kNaN, 1),
+                                cube(1, 0, 0, 0, 1, 1), cube(0.5f, 0.5f, 0.5f, 2, 2, 2)};
+  EXPECT_EQ(find_all_pairs(bad), (std::vector<Pair>{{0, 3}}));
+
+  // Zero-size boxes at the same point overlap each other; -0 and +0 are the same point.
+  const std::vector<Box> points = {cube(0, 0, 0, 0, 0, 0), cube(-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f),
+                                   cube(0, 0, 0, 0, 0, 0)};
+  EXPECT_EQ(find_all_pairs(points), (std::vector<Pair>{{0, 1}, {0, 2}, {1, 2}}));
+  for (const auto* boxes : {&touching, &apart, &nested, &bad, &points}) {
+    expect_all_pair_paths_match(*boxes, oracle::brute_force_pairs(*boxes));
+  }
+}
+
+// ---- seeded random scenes ----------------------------------------------------------------
+
+struct RandomCase {
+  std::uint32_t count;
+  Density density;
+  std::uint64_t seed;
+};
+
+void PrintTo(const RandomCase& c, std::ostream* os) {
+  *os << c.count << " boxes, " << name(c.density) << ", seed " << c.seed;
+}
+
+std::vector<RandomCase> random_cases() {
+  std::vector<RandomCase> out;
+  const Density all[] = {Density::kVerySparse, Density::kSparse, Density::kMedium, Density::kDense,
+                         Density::kVeryDense};
+  for (std::uint32_t n : {0u, 1u, 2u, 3u, 10u, 100u, 1000u}) {
+    for (Density d : all) {
+      for (std::uint64_t seed : {1u, 2u, 3u}) out.push_back({n, d, seed});
+    }
+  }
+  for (Density d : all) {
+    out.push_back({20000, d, 1});
+    out.push_back({5000, d, 2});
+  }
+  return out;
+}
+
+class RandomScenes : public ::testing::TestWithParam<RandomCase> {};
+
+TEST_P(RandomScenes, MatchOracle) {
+  const RandomCase& c = GetParam();
+  const auto boxes = random_scene(c.count, c.density, c.seed);
+  ASSERT_EQ(boxes.size(), c.count);
+  const auto expected = oracle::pairs(boxes);
+  expect_all_pair_paths_match(boxes, expected);
+  // Plus two non-default configurations, rotating with the case so that all get used.
+  const auto configs = some_configs();
+  const std::size_t k = (c.seed + c.count + static_cast<std::size_t>(c.density)) % (configs.size() - 1);
+  expect_all_pair_paths_match(boxes, expected, configs[1 + k]);
+  expect_all_pair_paths_match(boxes, expected, configs[1 + (k + 1) % (configs.size() - 1)]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeded, RandomScenes, ::testing::ValuesIn(random_cases()),
+                         [](const ::testing::TestParamInfo<RandomCase>& p) {
+                           // Appended piece by piece: GCC 12 warns falsely (-Wrestrict)
+                           // on "literal" + std::string.
+                           std::string s("n");
+                           s += std::to_string(p.param.count);
+                           s += '_';
+                           s += name(p.param.density);
+                           s += "_seed";
+                           s += std::to_string(p.param.seed);
+                           return s;
+                         });
+
+// ---- every configuration gives the same answer ------------------------------------------
+
+class ConfigCombinations : public ::testing::TestWithParam<Config> {};
+
+TEST_P(ConfigCombinations, MatchOracle) {
+  const Config& config = GetParam();
+  ASSERT_TRUE(config.problem().empty());
+  std::vector<std::vector<Box>> scenes = {
+      random_scene(1000, Density::kMedium, 5), random_scene(1000, Density::kVeryDense, 6),
+      random_scene(2500, Density::kDense, 7), random_scene(150, Density::kVeryDense, 8),
+      random_scene(3, Density::kDense, 9)};
+  for (const char* adversarial : {"touching-lattice", "zero-size", "far-offsets", "long-rods",
+                                  "huge-and-infinite", "tiny-cluster"}) {
+    scenes.push_back(scenes::make_scene(adversarial, 0.1, 3).boxes);
+  }
+  for (const auto& boxes : scenes) {
+    SCOPED_TRACE(::testing::Message() << boxes.size() << " boxes");
+    expect_all_pair_paths_match(boxes, oracle::pairs(boxes), config);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ConfigCombinations, ::testing::ValuesIn(all_config_combinations()),
+                         [](const ::testing::TestParamInfo<Config>& p) { return name(p.param); });
+
+// ---- the shared scene library ------------------------------------------------------------
+
+class BenchmarkScenes : public ::testing::TestWithParam<std::string_view> {};
+
+TEST_P(BenchmarkScenes, MatchOracle) {
+  const auto scene = scenes::make_scene(GetParam(), 0.03, 1);
+  ASSERT_FALSE(scene.boxes.empty());
+  const auto expected = oracle::pairs(scene.boxes);
+  for (const Config& config : some_configs()) expect_all_pair_paths_match(scene.boxes, expected, config);
+}
+
+INSTANTIATE_TEST_SUITE_P(Scale3Percent, BenchmarkScenes,
+                         ::testing::ValuesIn(scenes::benchmark_scene_names().begin(),
+                                             scenes::benchmark_scene_names().end()),
+                         [](const ::testing::TestParamInfo<std::string_view>& p) {
+                           std::string n(p.param);
+                           for (char& ch : n) ch = ch == '-' ? '_' : ch;
+                           return n;
+                         });
+
+class AdversarialScenes : public ::testing::TestWithParam<std::string_view> {};
+
+TEST_P(AdversarialScenes, MatchOracle) {
+  for (std::uint64_t seed : {1u, 2u}) {
+    const auto scene = scenes::make_scene(GetParam(), 1.0, seed);
+    ASSERT_FALSE(scene.boxes.empty());
+    const auto expected = oracle::pairs(scene.boxes);
+    for (const Config& config : some_configs()) {
+      SCOPED_TRACE(::testing::Message() << "seed " << seed);
+      expect_all_pair_paths_match(scene.boxes, expected, config);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(FullScale, AdversarialScenes,
+                         ::testing::ValuesIn(scenes::adversarial_scene_names().begin(),
+                                             scenes::adversarial_scene_names().end()),
+                         [](const ::testing::TestParamInfo<std::string_view>& p) {
+                           std::string n(p.param);
+                           for (char& ch : n) ch = ch == '-' ? '_' : ch;
+                           return n;
+                         });
+
+// ---- determinism ------------------------------------------------------------------------
+
+TEST(Determinism, SameInputSameOutput) {
+  for (const auto& boxes : {random_scene(20000, Density::kDense, 4),
+                            scenes::make_scene("bad-input", 1.0, 5).boxes,
+                            scenes::make_scene("huge-and-infinite", 1.0, 5).boxes}) {
+    const auto first = find_all_pairs(boxes);
+    EXPECT_TRUE(same_pairs(first, find_all_pairs(boxes), boxes));
+    Grid grid;
+    grid.build(boxes);
+    std::vector<Pair> a;
+    grid.find_pairs(a);
+    grid.build(boxes);
+    std::vector<Pair> b;
+    grid.find_pairs(b);
+    EXPECT_TRUE(same_pairs(first, a, boxes));
+    EXPECT_TRUE(same_pairs(first, b, boxes));
+    EXPECT_TRUE(same_pairs(oracle::pairs(boxes), first, boxes));
+  }
+}
+
+TEST(Determinism, AnyThreadCountSameOutput) {
+  // The output must not depend on how many threads run the build and the pair search.
+  const auto boxes = random_scene(20000, Density::kDense, 12);
+  const auto expected = oracle::pairs(boxes);
+  for (int threads : {1, 2, 3, 4, 8}) {
+    tbb::task_arena arena(threads);
+    std::vector<Pair> found;
+    std::vector<Pair> from_grid;
+    arena.execute([&] {
+      found = find_all_pairs(boxes);
+      Grid grid;
+      grid.build(boxes);
+      grid.find_pairs(from_grid);
+    });
+    EXPECT_TRUE(same_pairs(expected, found, boxes)) << threads << " threads";
+    EXPECT_TRUE(same_pairs(expected, from_grid, boxes)) << threads << " threads";
+  }
+}
+
+}  // namespace
+}  // namespace agrid::test

@@ -1,0 +1,208 @@
+// Box and segment queries against brute force: Grid::query (sorted) and the callback forms
+// (each index once, early stop, deterministic order).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "agrid/agrid.h"
+#include "agrid_scenes/scenes.h"
+#include "oracle/oracle.h"
+#include "support/test_support.h"
+
+namespace agrid::test {
+namespace {
+
+// Scenes are made lazily inside the tests (the parameter only names them), so that listing
+// the tests stays instant.
+std::vector<Box> make_query_scene(const std::string& label) {
+  if (label == "n0") return {};
+  if (label == "n1") return random_scene(1, Density::kMedium, 1);
+  if (label == "n10_dense") return random_scene(10, Density::kDense, 2);
+  if (label == "n1000_sparse") return random_scene(1000, Density::kSparse, 3);
+  if (label == "n1000_very_dense") return random_scene(1000, Density::kVeryDense, 4);
+  if (label == "n20000_medium") return random_scene(20000, Density::kMedium, 5);
+  std::string scene = label;
+  std::replace(scene.begin(), scene.end(), '_', '-');
+  // Benchmark scenes at 2%, adversarial ones at 50%: thousands of boxes each.
+  for (std::string_view n : scenes::benchmark_scene_names()) {
+    if (n == scene) return scenes::make_scene(n, 0.02, 1).boxes;
+  }
+  return scenes::make_scene(scene, 0.5, 1).boxes;
+}
+
+std::vector<std::string> query_scene_labels() {
+  std::vector<std::string> out = {"n0", "n1", "n10_dense", "n1000_sparse", "n1000_very_dense",
+                                  "n20000_medium"};
+  for (auto names : {scenes::benchmark_scene_names(), scenes::adversarial_scene_names()}) {
+    for (std::string_view n : names) {
+      std::string s(n);
+      std::replace(s.begin(), s.end(), '-', '_');
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+struct QueryParam {
+  std::string scene;
+  Config config;
+};
+
+void PrintTo(const QueryParam& p, std::ostream* os) { *os << p.scene << " " << name(p.config); }
+
+std::vector<QueryParam> query_params() {
+  std::vector<QueryParam> out;
+  for (const std::string& s : query_scene_labels()) {
+    for (const Config& c : some_configs()) out.push_back({s, c});
+  }
+  return out;
+}
+
+std::string param_name(const ::testing::TestParamInfo<QueryParam>& p) {
+  return p.param.scene + "_" + name(p.param.config);
+}
+
+class BoxQueries : public ::testing::TestWithParam<QueryParam> {};
+
+TEST_P(BoxQueries, MatchBruteForce) {
+  const auto boxes = make_query_scene(GetParam().scene);
+  Grid grid(GetParam().config);
+  grid.build(boxes);
+  const auto queries = query_boxes(boxes, 150, 17);
+  std::size_t reported = 0;
+  for (const Box& q : queries) {
+    SCOPED_TRACE(::testing::PrintToString(q));
+    const auto expected = oracle::query(boxes, q);
+    std::vector<std::uint32_t> out = {123456789u};  // replaced, not appended to
+    grid.query(q, out);
+    ASSERT_TRUE(same_indices(expected, out, boxes));
+    std::vector<std::uint32_t> visited;
+    grid.for_each_overlap(q, [&](std::uint32_t i) { visited.push_back(i); });
+    ASSERT_TRUE(no_duplicates(visited));
+    std::vector<std::uint32_t> again;
+    grid.for_each_overlap(q, [&](std::uint32_t i) { again.push_back(i); });
+    ASSERT_EQ(visited, again) << "for_each_overlap order must be deterministic";
+    std::sort(visited.begin(), visited.end());
+    ASSERT_TRUE(same_indices(expected, visited, boxes));
+    reported += expected.size();
+  }
+  if (!boxes.empty()) {
+    EXPECT_GT(reported, 0u);  // the queries do find something
+  }
+}
+
+TEST_P(BoxQueries, EarlyStop) {
+  const auto boxes = make_query_scene(GetParam().scene);
+  Grid grid(GetParam().config);
+  grid.build(boxes);
+  const Box everything{{-1e30f, -1e30f, -1e30f}, {1e30f, 1e30f, 1e30f}};
+  const auto expected = oracle::query(boxes, everything);
+  for (std::size_t stop_after : {std::size_t{1}, std::size_t{2}, expected.size() / 2, expected.size()}) {
+    if (stop_after == 0 || stop_after > expected.size()) continue;
+    std::vector<std::uint32_t> seen;
+    grid.for_each_overlap(everything, [&](std::uint32_t i) {
+      seen.push_back(i);
+      return seen.size() < stop_after;
+    });
+    ASSERT_EQ(seen.size(), stop_after);
+    ASSERT_TRUE(no_duplicates(seen));
+    for (std::uint32_t i : seen) ASSERT_TRUE(std::binary_search(expected.begin(), expected.end(), i)) << i;
+  }
+  // Never stopping visits every overlap once.
+  std::size_t calls = 0;
+  grid.for_each_overlap(everything, [&](std::uint32_t) { return ++calls, true; });
+  EXPECT_EQ(calls, expected.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, BoxQueries, ::testing::ValuesIn(query_params()), param_name);
+
+class SegmentQueries : public ::testing::TestWithParam<QueryParam> {};
+
+TEST_P(SegmentQueries, MatchBruteForce) {
+  const auto boxes = make_query_scene(GetParam().scene);
+  Grid grid(GetParam().config);
+  grid.build(boxes);
+  const auto segments = query_segments(boxes, 150, 23);
+  std::size_t reported = 0;
+  for (const Segment& s : segments) {
+    SCOPED_TRACE(::testing::PrintToString(s));
+    const auto expected = oracle::query(boxes, s);
+    std::vector<std::uint32_t> out = {123456789u};
+    grid.query(s, out);
+    ASSERT_TRUE(same_indices(expected, out, boxes));
+    std::vector<std::uint32_t> visited;
+    grid.for_each_hit(s, [&](std::uint32_t i) { visited.push_back(i); });
+    ASSERT_TRUE(no_duplicates(visited));
+    std::vector<std::uint32_t> again;
+    grid.for_each_hit(s, [&](std::uint32_t i) { again.push_back(i); });
+    ASSERT_EQ(visited, again) << "for_each_hit order must be deterministic";
+    std::sort(visited.begin(), visited.end());
+    ASSERT_TRUE(same_indices(expected, visited, boxes));
+    reported += expected.size();
+  }
+  if (boxes.size() > 1) {
+    EXPECT_GT(reported, 0u);
+  }
+}
+
+TEST_P(SegmentQueries, EarlyStop) {
+  const auto boxes = make_query_scene(GetParam().scene);
+  Grid grid(GetParam().config);
+  grid.build(boxes);
+  // The segment hitting the most boxes among a few long ones.
+  const Box core = finite_bounds(boxes);
+  Segment best{core.min, core.max, Box{{-1, -1, -1}, {1, 1, 1}}};
+  std::vector<std::uint32_t> expected = oracle::query(boxes, best);
+  for (const Segment& s : query_segments(boxes, 20, 5)) {
+    auto e = oracle::query(boxes, s);
+    if (e.size() > expected.size()) {
+      best = s;
+      expected = std::move(e);
+    }
+  }
+  for (std::size_t stop_after : {std::size_t{1}, std::size_t{2}, expected.size() / 2, expected.size()}) {
+    if (stop_after == 0 || stop_after > expected.size()) continue;
+    std::vector<std::uint32_t> seen;
+    grid.for_each_hit(best, [&](std::uint32_t i) {
+      seen.push_back(i);
+      return seen.size() < stop_after;
+    });
+    ASSERT_EQ(seen.size(), stop_after);
+    ASSERT_TRUE(no_duplicates(seen));
+    for (std::uint32_t i : seen) ASSERT_TRUE(std::binary_search(expected.begin(), expected.end(), i)) << i;
+  }
+  std::size_t calls = 0;
+  grid.for_each_hit(best, [&](std::uint32_t) { return ++calls, true; });
+  EXPECT_EQ(calls, expected.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, SegmentQueries, ::testing::ValuesIn(query_params()), param_name);
+
+TEST(BoxQueries, HandCases) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<Box> boxes = {Box{{0, 0, 0}, {1, 1, 1}}, Box{{2, 0, 0}, {3, 1, 1}},
+                                  Box{{0, 0, 0}, {1, std::numeric_limits<float>::quiet_NaN(), 1}},
+                                  Box{{-inf, -1, -1}, {inf, -1, -1}}, Box{{5, 5, 5}, {5, 5, 5}}};
+  Grid grid;
+  grid.build(boxes);
+  const auto ask = [&](const Box& q) {
+    std::vector<std::uint32_t> out;
+    grid.query(q, out);
+    return out;
+  };
+  using V = std::vector<std::uint32_t>;
+  EXPECT_EQ(ask(Box{{1, 1, 1}, {2, 2, 2}}), (V{0, 1}));          // touches 0 at a corner, 1 on a face
+  EXPECT_EQ(ask(Box{{1.5f, 0, 0}, {1.75f, 1, 1}}), V{});          // in the gap
+  EXPECT_EQ(ask(Box{{5, 5, 5}, {5, 5, 5}}), (V{4}));              // a point on a point
+  EXPECT_EQ(ask(Box{{1e30f, -1, -1}, {1e30f, -1, -1}}), (V{3}));  // on the infinite line, far out
+  EXPECT_EQ(ask(Box{{-inf, -inf, -inf}, {inf, inf, inf}}), (V{0, 1, 3, 4}));
+  EXPECT_EQ(ask(Box{{-inf, -inf, -inf}, {inf, std::numeric_limits<float>::quiet_NaN(), inf}}), V{});
+  EXPECT_EQ(ask(Box{{3, 1, 1}, {0, 0, 0}}), V{});                 // inverted query
+}
+
+}  // namespace
+}  // namespace agrid::test
