@@ -165,6 +165,15 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   pending.clear();
   pending.push_back({0, 0, valid});
 
+  // Boxes too large for the root's children count as oversize even when the root stays a leaf.
+  if (valid > 0 && valid <= config.leaf_capacity) {
+    child_codes.resize(valid);
+    const std::uint32_t root_base[3] = {0, 0, 0};
+    compute_child_codes(0, valid, detail::level_shift(1), root_base);
+    stats.oversize_boxes = static_cast<std::uint32_t>(
+        std::count_if(child_codes.begin(), child_codes.begin() + valid, [](std::uint16_t c) { return (c & kStayFlag) != 0; }));
+  }
+
   for (std::uint32_t level = 0; !pending.empty(); ++level) {
     stats.depth = std::max(stats.depth, level);
     next_count = 0;
@@ -186,7 +195,6 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   stats.nodes = static_cast<std::uint32_t>(nodes.size());
   stats.leaves = static_cast<std::uint32_t>(
       std::count_if(nodes.begin(), nodes.end(), [](const Node& n) { return n.is_leaf(); }));
-  stats.oversize_boxes = nodes[0].stay_end - nodes[0].stay_begin;
   stats.leaf_entries = leaf.size() - detail::kKernelPadding;
   stats.staying_entries = stay.size() - detail::kKernelPadding;
   stats.bytes_held = bytes_held();
@@ -232,6 +240,7 @@ void Grid::Impl::split(const detail::PendingNode& p) {
     }
     for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) ++counts[first + kSpread.offset[spread][i]];
   }
+  if (level == 0) stats.oversize_boxes = staying;
   std::uint32_t copies = 0;
   for (const std::uint32_t c : counts) copies += c;
   if (!worth_splitting(config, p.end - p.begin, staying, copies)) {

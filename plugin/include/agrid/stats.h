@@ -10,7 +10,8 @@ namespace agrid {
 struct GridStats {
   std::uint32_t boxes = 0;          ///< Boxes given to the last build.
   std::uint32_t invalid_boxes = 0;  ///< Boxes with a NaN or min > max: they overlap nothing.
-  std::uint32_t oversize_boxes = 0; ///< Boxes too large for the root's cells (planes, infinite boxes).
+  std::uint32_t oversize_boxes = 0; ///< Boxes spanning more than big_span of the root's children on
+                                    ///< some axis (planes, infinite boxes): tested against everything.
   std::uint32_t nodes = 0;          ///< Nodes, leaves included.
   std::uint32_t leaves = 0;         ///< Nodes whose boxes are tested all against all.
   std::uint32_t depth = 0;          ///< Deepest level reached; the root is level 0.
