@@ -6,6 +6,10 @@
 #include <limits>
 #include <stdexcept>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "grid_impl.h"
 
 namespace agrid {
@@ -291,14 +295,24 @@ void Grid::Impl::split(const detail::PendingNode& p) {
   const detail::WorkEntry* __restrict src = level_entries.data();
   detail::WorkEntry* __restrict dst = next_entries.data();
   const std::uint16_t* __restrict codes = child_codes.data() - p.begin;
+  float* __restrict leaf_lo[3] = {leaf.lo[0].data(), leaf.lo[1].data(), leaf.lo[2].data()};
+  float* __restrict leaf_hi[3] = {leaf.hi[0].data(), leaf.hi[1].data(), leaf.hi[2].data()};
+  std::uint32_t* __restrict leaf_id = leaf.id.data();
+  std::uint8_t* __restrict leaf_start = leaf.start.data();
   // A copy's owner bits: those of the lowest child, less the axes on which this one is higher.
   auto copy = [&](std::uint32_t child, std::uint32_t from, std::uint32_t start) {
-    detail::WorkEntry r = src[from];
-    r.start = start;
+    const detail::WorkEntry& r = src[from];
+    const std::uint32_t at = offsets[child]++;
     if ((leaf_children >> child) & 1u) {
-      leaf.set(offsets[child]++, r);
+      for (int a = 0; a < 3; ++a) {
+        leaf_lo[a][at] = r.lo[a];
+        leaf_hi[a][at] = r.hi[a];
+      }
+      leaf_id[at] = r.id;
+      leaf_start[at] = static_cast<std::uint8_t>(start);
     } else {
-      dst[offsets[child]++] = r;
+      dst[at] = r;
+      dst[at].start = start;
     }
   };
   for (std::uint32_t k = p.begin; k < p.end; ++k) {
@@ -321,27 +335,61 @@ void Grid::Impl::compute_child_codes(std::uint32_t begin, std::uint32_t end, std
                                      const std::uint32_t base[3]) {
   const detail::WorkEntry* __restrict entries = level_entries.data();
   std::uint16_t* __restrict codes = child_codes.data() - begin;
+#if defined(__SSE2__)
+  // One record at a time, its three axes in the lanes of SSE2 registers (plain x86-64): the
+  // same float operations as Lattice::quantize, so the same lattice coordinates.
+  const __m128 origin = _mm_setr_ps(lattice.origin[0], lattice.origin[1], lattice.origin[2], 0.0f);
+  const __m128 scale = _mm_set1_ps(lattice.scale);
+  const __m128 lattice_max = _mm_set1_ps(detail::kLatticeMaxF);
+  const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(child_shift));
+  const __m128i bases = _mm_setr_epi32(static_cast<int>(base[0]), static_cast<int>(base[1]), static_cast<int>(base[2]), 0);
+  const __m128i bases_less_one = _mm_sub_epi32(bases, _mm_set1_epi32(1));
+  const __m128i three = _mm_set1_epi32(3);
+  const __m128i span_limit = _mm_set1_epi32(static_cast<int>(config.big_span) - 1);
+  const __m128i index_weights = _mm_setr_epi32(1, 4, 16, 0);  // x + 4y + 16z
+  auto cells = [&](__m128 x) {
+    x = _mm_mul_ps(_mm_sub_ps(x, origin), scale);
+    x = _mm_min_ps(_mm_max_ps(x, _mm_setzero_ps()), lattice_max);
+    return _mm_srl_epi32(_mm_cvttps_epi32(x), shift);
+  };
+  for (std::uint32_t k = begin; k < end; ++k) {
+    const float* f = entries[k].lo;
+    const __m128i g_lo = cells(_mm_loadu_ps(f));  // lo x, y, z and (unused) hi x
+    const __m128 tail = _mm_loadu_ps(f + 2);       // lo z, hi x, y, z
+    const __m128i g_hi = cells(_mm_shuffle_ps(tail, tail, _MM_SHUFFLE(3, 3, 2, 1)));
+    const auto lanes = [](__m128i v) { return static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(v))) & 7u; };
+    const std::uint32_t stays = lanes(_mm_cmpgt_epi32(_mm_sub_epi32(g_hi, g_lo), span_limit));
+    // Clip to this node: the box may reach beyond it (it entered through a copy).
+    const __m128i c_lo = _mm_and_si128(_mm_cmpgt_epi32(g_lo, bases), _mm_sub_epi32(g_lo, bases));
+    const __m128i hi_rel = _mm_sub_epi32(g_hi, bases);
+    const __m128i below_three = _mm_cmplt_epi32(hi_rel, three);
+    const __m128i c_hi = _mm_or_si128(_mm_and_si128(below_three, hi_rel), _mm_andnot_si128(below_three, three));
+    const std::uint32_t spread = lanes(_mm_cmpgt_epi32(c_hi, c_lo));
+    const std::uint32_t starts = lanes(_mm_cmpgt_epi32(g_lo, bases_less_one));
+    __m128i index = _mm_madd_epi16(c_lo, index_weights);
+    index = _mm_add_epi32(index, _mm_shuffle_epi32(index, _MM_SHUFFLE(1, 0, 3, 2)));
+    index = _mm_add_epi32(index, _mm_shuffle_epi32(index, _MM_SHUFFLE(2, 3, 0, 1)));
+    codes[k] = static_cast<std::uint16_t>(static_cast<std::uint32_t>(_mm_cvtsi128_si32(index)) | (spread << kSpreadShift) |
+                                          (stays != 0 ? kStayFlag : 0u) | (starts << kStartShift));
+  }
+#else
   const detail::Lattice l = lattice;
-  const std::uint32_t big_span = config.big_span;
-  const std::uint32_t b0 = base[0];
-  const std::uint32_t b1 = base[1];
-  const std::uint32_t b2 = base[2];
   for (std::uint32_t k = begin; k < end; ++k) {
     std::uint32_t code = 0;
-    const std::uint32_t bases[3] = {b0, b1, b2};
     for (int a = 0; a < 3; ++a) {
       const std::uint32_t g_lo = l.quantize(entries[k].lo[a], a) >> child_shift;
       const std::uint32_t g_hi = l.quantize(entries[k].hi[a], a) >> child_shift;
       // Clip to this node: the box may reach beyond it (it entered through a copy).
-      const std::uint32_t c_lo = g_lo > bases[a] ? g_lo - bases[a] : 0;
-      const std::uint32_t c_hi = std::min(g_hi - bases[a], 3u);
+      const std::uint32_t c_lo = g_lo > base[a] ? g_lo - base[a] : 0;
+      const std::uint32_t c_hi = std::min(g_hi - base[a], 3u);
       code |= c_lo << (2 * a);
       code |= static_cast<std::uint32_t>(c_hi > c_lo) << (kSpreadShift + a);
-      code |= static_cast<std::uint32_t>(g_lo >= bases[a]) << (kStartShift + a);
-      code |= static_cast<std::uint32_t>(g_hi - g_lo >= big_span) * kStayFlag;
+      code |= static_cast<std::uint32_t>(g_lo >= base[a]) << (kStartShift + a);
+      code |= static_cast<std::uint32_t>(g_hi - g_lo >= config.big_span) * kStayFlag;
     }
     codes[k] = static_cast<std::uint16_t>(code);
   }
+#endif
 }
 
 }  // namespace agrid

@@ -58,8 +58,10 @@ void scalar_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorte
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 // Sixteen candidates per step: six compares into a lane mask, owner bits widened from bytes.
-__attribute__((target("avx512f"))) void avx512_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorted,
+__attribute__((target("avx512f"))) void avx512_kernel(const Arrays& arrays, std::span<const CellRange> cells, bool sorted,
                                                        KeyBuffer& keys) {
+  // Locals, so that stores of keys cannot be thought to change the arrays' addresses.
+  const Arrays c = arrays;
   const __m512i own_all = _mm512_set1_epi32(kOwnAllAxes);
   for (const CellRange cell : cells) {
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
@@ -81,6 +83,7 @@ __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& c, std::span
         m = _mm512_mask_cmp_ps_mask(m, l1, _mm512_loadu_ps(c.hi1 + j), _CMP_LE_OQ);
         m = _mm512_mask_cmp_ps_mask(m, _mm512_loadu_ps(c.lo2 + j), h2, _CMP_LE_OQ);
         m = _mm512_mask_cmp_ps_mask(m, l2, _mm512_loadu_ps(c.hi2 + j), _CMP_LE_OQ);
+        if (m == 0) continue;  // the common case in sparse scenes, and well predicted there
         const __m512i sj = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c.start + j)));
         m = _mm512_mask_cmpeq_epi32_mask(m, _mm512_or_si512(s, sj), own_all);
         // Branch-free output: both halves' keys compressed in registers and stored whole; only
@@ -106,8 +109,10 @@ __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& c, std::span
 }
 
 // Eight candidates per step, the same tests with AVX2 compares and movemask.
-__attribute__((target("avx2"))) void avx2_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorted,
+__attribute__((target("avx2"))) void avx2_kernel(const Arrays& arrays, std::span<const CellRange> cells, bool sorted,
                                                   KeyBuffer& keys) {
+  // Locals, so that stores of keys cannot be thought to change the arrays' addresses.
+  const Arrays c = arrays;
   const __m256i own_all = _mm256_set1_epi32(kOwnAllAxes);
   for (const CellRange cell : cells) {
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
