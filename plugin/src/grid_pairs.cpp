@@ -7,12 +7,12 @@ namespace agrid {
 
 void Grid::Impl::collect_pair_keys() {
   pair_keys.clear();
-  detail::append_cell_pairs(leaf, leaf_cells, config.sweep_threshold, sweep_scratch, pair_keys);
+  detail::append_cell_pairs(leaf, leaf_cells, config.sweep_threshold, config.kernel, sweep_scratch, pair_keys);
   for (std::uint32_t n = 0; n < nodes.size(); ++n) {
     const detail::Node& node = nodes[n];
     if (node.stay_end == node.stay_begin) continue;
     const detail::CellRange stays{node.stay_begin, node.stay_end};
-    detail::append_cell_pairs(stay, std::span(&stays, 1), config.sweep_threshold, sweep_scratch, pair_keys);
+    detail::append_cell_pairs(stay, std::span(&stays, 1), config.sweep_threshold, config.kernel, sweep_scratch, pair_keys);
     if (node.is_leaf()) continue;
     for (std::uint32_t s = node.stay_begin; s < node.stay_end; ++s) {
       const std::uint32_t id = stay.id[s];

@@ -35,7 +35,7 @@ struct Arrays {
 };
 
 // A kernel tests, for every entry i of every cell, the entries after it.
-using Kernel = void (*)(const Arrays&, std::span<const CellRange>, bool sorted, KeyBuffer&);
+using KernelFunction = void (*)(const Arrays&, std::span<const CellRange>, bool sorted, KeyBuffer&);
 
 void scalar_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorted, KeyBuffer& keys) {
   for (const CellRange cell : cells) {
@@ -148,12 +148,15 @@ __attribute__((target("avx2"))) void avx2_kernel(const Arrays& arrays, std::span
 #pragma GCC diagnostic pop
 #endif
 
-// The widest kernel this CPU runs. The library is compiled for plain x86-64; only these
-// functions use wider instructions, and only where the CPU has them.
-Kernel select_kernel() noexcept {
+// The widest kernel this CPU runs, up to the one asked for. The library is compiled for
+// plain x86-64; only these functions use wider instructions, and only where the CPU has them.
+KernelFunction select_kernel(Kernel wanted) noexcept {
 #ifdef AGRID_X86_KERNELS
-  if (__builtin_cpu_supports("avx512f")) return avx512_kernel;
-  if (__builtin_cpu_supports("avx2")) return avx2_kernel;
+  const bool any = wanted == Kernel::automatic;
+  if ((any || wanted == Kernel::avx512) && __builtin_cpu_supports("avx512f")) return avx512_kernel;
+  if ((any || wanted == Kernel::avx512 || wanted == Kernel::avx2) && __builtin_cpu_supports("avx2")) return avx2_kernel;
+#else
+  (void)wanted;
 #endif
   return scalar_kernel;
 }
@@ -173,8 +176,8 @@ void sorted_copy(const EntryArrays& e, CellRange cell, SweepScratch& scratch) {
 }  // namespace
 
 void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> cells, std::uint32_t sweep_threshold,
-                       SweepScratch& scratch, KeyBuffer& keys) {
-  const Kernel kernel = select_kernel();
+                       Kernel wanted, SweepScratch& scratch, KeyBuffer& keys) {
+  const KernelFunction kernel = select_kernel(wanted);
   const Arrays arrays(entries);
   // Runs of small cells go to the kernel in one call; a large cell is sorted and swept.
   std::size_t run_begin = 0;

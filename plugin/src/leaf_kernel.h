@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "agrid/config.h"
 #include "entries.h"
 #include "key_buffer.h"
 
@@ -40,6 +41,6 @@ struct SweepScratch {
 /// owns. Cells up to `sweep_threshold` entries are tested all against all, larger ones by
 /// sort-and-sweep. `entries` must end with kKernelPadding padding entries.
 void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> cells, std::uint32_t sweep_threshold,
-                       SweepScratch& scratch, KeyBuffer& keys);
+                       Kernel kernel, SweepScratch& scratch, KeyBuffer& keys);
 
 }  // namespace agrid::detail

@@ -11,6 +11,14 @@ namespace agrid {
 /// float holds exactly, so the quantisation is exact integer arithmetic on floats.
 inline constexpr std::uint32_t kMaxDepth = 12;
 
+/// Which instruction set the pair kernel uses.
+enum class Kernel : std::uint8_t {
+  automatic,  ///< The widest this CPU runs (AVX-512, else AVX2, else plain x86-64).
+  scalar,     ///< Plain code: any CPU.
+  avx2,       ///< 8 candidates per step; falls back to scalar where the CPU lacks AVX2.
+  avx512,     ///< 16 candidates per step; falls back to AVX2 or scalar where unsupported.
+};
+
 /// Tuning of the adaptive grid. Defaults are chosen by measurement (docs/benchmarks.md).
 struct Config {
   /// A cell holding at most this many boxes is not split further: its boxes are tested
@@ -34,6 +42,9 @@ struct Config {
   /// sort-and-sweep instead of all-against-all.
   std::uint32_t sweep_threshold = 128;
 
+  /// The pair kernel's instruction set; all give identical results (tests compare them).
+  Kernel kernel = Kernel::automatic;
+
   /// Empty if the configuration is usable, else what is wrong with it.
   [[nodiscard]] std::string_view problem() const noexcept {
     if (leaf_capacity < 1) return "leaf_capacity must be at least 1";
@@ -41,6 +52,7 @@ struct Config {
     if (!(max_staying_share >= 0.0f && max_staying_share <= 1.0f)) return "max_staying_share must be in [0, 1]";
     if (!(max_copies_per_box >= 1.0f && max_copies_per_box <= 8.0f)) return "max_copies_per_box must be in [1, 8]";
     if (sweep_threshold < 2) return "sweep_threshold must be at least 2";
+    if (static_cast<std::uint8_t>(kernel) > static_cast<std::uint8_t>(Kernel::avx512)) return "kernel is not a Kernel";
     return {};
   }
 };
