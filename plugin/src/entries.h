@@ -39,20 +39,23 @@ struct EntryArrays {
 
   [[nodiscard]] std::uint32_t size() const noexcept { return count_; }
 
+  /// Makes sure `n` entries fit without growing again.
+  void reserve(std::uint32_t n) {
+    if (id.size() >= n) return;
+    for (int a = 0; a < 3; ++a) {
+      lo[a].resize(n);
+      hi[a].resize(n);
+    }
+    id.resize(n);
+    start.resize(n);
+  }
+
   /// Makes room for `n` more entries, to be written with set(); returns the first's index.
   /// The arrays only ever grow, so a warm frame neither allocates nor clears memory.
   std::uint32_t grow(std::uint32_t n) {
     const std::uint32_t first = count_;
     count_ += n;
-    if (id.size() < count_) {
-      const std::size_t capacity = std::max<std::size_t>(count_, 2 * id.size());
-      for (int a = 0; a < 3; ++a) {
-        lo[a].resize(capacity);
-        hi[a].resize(capacity);
-      }
-      id.resize(capacity);
-      start.resize(capacity);
-    }
+    if (id.size() < count_) reserve(static_cast<std::uint32_t>(std::max<std::size_t>(count_, 2 * id.size())));
     return first;
   }
 

@@ -156,6 +156,10 @@ void Grid::Impl::build(std::span<const Box> boxes) {
 
   lattice = fit_lattice(boxes);
   if (level_entries.size() < count) level_entries.resize(count);  // grow only: no clearing
+  // A first frame sizes the arrays for the common case at once (every box in a leaf, a quarter
+  // of them copied into a second cell) instead of growing them step by step.
+  if (next_entries.size() < count + count / 4) next_entries.resize(count + count / 4);
+  leaf.reserve(count + count / 4 + detail::kKernelPadding);
   std::uint32_t valid = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     const Box& b = boxes[i];

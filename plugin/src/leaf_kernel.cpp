@@ -57,6 +57,55 @@ void scalar_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorte
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
+// Appends the keys of the pairs (id_i, id_j lane) for the lanes set in m, without branches:
+// both halves' keys are compressed in registers and stored whole (the buffer has room past the
+// end); only the kept ones are counted.
+__attribute__((target("avx512f"), always_inline)) inline void store_keys(std::uint64_t* out, std::uint32_t& written,
+                                                                          __mmask16 m, __m512i id_i, __m512i id_j) {
+  const __m512i first = _mm512_min_epu32(id_i, id_j);
+  const __m512i second = _mm512_max_epu32(id_i, id_j);
+  const __m512i keys_low = _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(first)), 32),
+                                           _mm512_cvtepu32_epi64(_mm512_castsi512_si256(second)));
+  const __m512i keys_high =
+      _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(first, 1)), 32),
+                      _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(second, 1)));
+  const auto m_low = static_cast<__mmask8>(m);
+  const auto m_high = static_cast<__mmask8>(m >> 8);
+  _mm512_storeu_si512(out + written, _mm512_maskz_compress_epi64(m_low, keys_low));
+  written += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(m_low)));
+  _mm512_storeu_si512(out + written, _mm512_maskz_compress_epi64(m_high, keys_high));
+  written += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(m_high)));
+}
+
+// A cell of at most 16 entries fits one register per coordinate: loaded once, each entry is
+// tested against the lanes after it in one step, with no inner loop to mispredict.
+__attribute__((target("avx512f"))) void avx512_small_cell(const Arrays& c, CellRange cell, KeyBuffer& keys) {
+  const std::uint32_t n = cell.end - cell.begin;
+  const std::uint32_t b = cell.begin;
+  const __m512 lo0 = _mm512_loadu_ps(c.lo0 + b), hi0 = _mm512_loadu_ps(c.hi0 + b);
+  const __m512 lo1 = _mm512_loadu_ps(c.lo1 + b), hi1 = _mm512_loadu_ps(c.hi1 + b);
+  const __m512 lo2 = _mm512_loadu_ps(c.lo2 + b), hi2 = _mm512_loadu_ps(c.hi2 + b);
+  const __m512i start = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c.start + b)));
+  const __m512i ids = _mm512_loadu_si512(c.id + b);
+  const __m512i own_all = _mm512_set1_epi32(kOwnAllAxes);
+  const std::uint32_t cell_lanes = (1u << n) - 1;
+  std::uint64_t* out = keys.reserve_tail(std::size_t{n} * 16);
+  std::uint32_t written = 0;
+  for (std::uint32_t i = 0; i + 1 < n; ++i) {
+    const std::uint32_t e = b + i;
+    auto m = static_cast<__mmask16>(cell_lanes & ~((2u << i) - 1));  // the lanes after i
+    m = _mm512_mask_cmp_ps_mask(m, lo0, _mm512_set1_ps(c.hi0[e]), _CMP_LE_OQ);
+    m = _mm512_mask_cmp_ps_mask(m, _mm512_set1_ps(c.lo0[e]), hi0, _CMP_LE_OQ);
+    m = _mm512_mask_cmp_ps_mask(m, lo1, _mm512_set1_ps(c.hi1[e]), _CMP_LE_OQ);
+    m = _mm512_mask_cmp_ps_mask(m, _mm512_set1_ps(c.lo1[e]), hi1, _CMP_LE_OQ);
+    m = _mm512_mask_cmp_ps_mask(m, lo2, _mm512_set1_ps(c.hi2[e]), _CMP_LE_OQ);
+    m = _mm512_mask_cmp_ps_mask(m, _mm512_set1_ps(c.lo2[e]), hi2, _CMP_LE_OQ);
+    m = _mm512_mask_cmpeq_epi32_mask(m, _mm512_or_si512(start, _mm512_set1_epi32(c.start[e])), own_all);
+    store_keys(out, written, m, _mm512_set1_epi32(static_cast<int>(c.id[e])), ids);
+  }
+  keys.commit(written);
+}
+
 // Sixteen candidates per step: six compares into a lane mask, owner bits widened from bytes.
 __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& arrays, std::span<const CellRange> cells, bool sorted,
                                                        KeyBuffer& keys) {
@@ -64,6 +113,10 @@ __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& arrays, std:
   const Arrays c = arrays;
   const __m512i own_all = _mm512_set1_epi32(kOwnAllAxes);
   for (const CellRange cell : cells) {
+    if (!sorted && cell.end - cell.begin <= 16) {
+      avx512_small_cell(c, cell, keys);
+      continue;
+    }
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
       const std::uint32_t end = c.candidates_end(i, cell.end, sorted);
       const __m512 l0 = _mm512_set1_ps(c.lo0[i]), h0 = _mm512_set1_ps(c.hi0[i]);
@@ -86,22 +139,7 @@ __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& arrays, std:
         if (m == 0) continue;  // the common case in sparse scenes, and well predicted there
         const __m512i sj = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c.start + j)));
         m = _mm512_mask_cmpeq_epi32_mask(m, _mm512_or_si512(s, sj), own_all);
-        // Branch-free output: both halves' keys compressed in registers and stored whole; only
-        // the kept ones are counted.
-        const __m512i id_j = _mm512_loadu_si512(c.id + j);
-        const __m512i first = _mm512_min_epu32(id_i, id_j);
-        const __m512i second = _mm512_max_epu32(id_i, id_j);
-        const __m512i keys_low = _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(first)), 32),
-                                                 _mm512_cvtepu32_epi64(_mm512_castsi512_si256(second)));
-        const __m512i keys_high =
-            _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(first, 1)), 32),
-                            _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(second, 1)));
-        const auto m_low = static_cast<__mmask8>(m);
-        const auto m_high = static_cast<__mmask8>(m >> 8);
-        _mm512_storeu_si512(out + written, _mm512_maskz_compress_epi64(m_low, keys_low));
-        written += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(m_low)));
-        _mm512_storeu_si512(out + written, _mm512_maskz_compress_epi64(m_high, keys_high));
-        written += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(m_high)));
+        store_keys(out, written, m, id_i, _mm512_loadu_si512(c.id + j));
       }
       keys.commit(written);
     }
