@@ -100,11 +100,89 @@ std::uint32_t sample_boxes(std::span<const Box> boxes, std::array<std::uint32_t,
 }
 
 // A split gives each entry a code: the index of the lowest child it overlaps (6 bits), the
-// axes on which it also overlaps the next child (3 bits), and whether it stays instead.
+// axes on which it also overlaps the next child (3 bits), and whether it stays instead ...
 constexpr std::uint32_t kSpreadShift = 6;
 constexpr std::uint16_t kStayFlag = 1u << 9;
 // ... and the axes on which its min corner lies in that lowest child (owner bits, 3 bits).
 constexpr std::uint32_t kStartShift = 10;
+
+// Computes codes for the children (at `child_shift`) of the cell whose first child is `base`,
+// from six floats: min x, y, z, max x, y, z (the layout of a Box and of a WorkEntry).
+class ChildCoder {
+ public:
+  ChildCoder(const detail::Lattice& lattice, std::uint32_t child_shift, const std::uint32_t base[3],
+             std::uint32_t big_span) noexcept
+      : lattice_(lattice), child_shift_(child_shift), base_{base[0], base[1], base[2]}, big_span_(big_span) {
+#if defined(__SSE2__)
+    origin_ = _mm_setr_ps(lattice.origin[0], lattice.origin[1], lattice.origin[2], 0.0f);
+    scale_ = _mm_set1_ps(lattice.scale);
+    lattice_max_ = _mm_set1_ps(detail::kLatticeMaxF);
+    shift_ = _mm_cvtsi32_si128(static_cast<int>(child_shift));
+    bases_ = _mm_setr_epi32(static_cast<int>(base[0]), static_cast<int>(base[1]), static_cast<int>(base[2]), 0);
+    span_limit_ = _mm_set1_epi32(static_cast<int>(big_span) - 1);
+#endif
+  }
+
+  [[nodiscard]] std::uint16_t code(const float* bounds) const noexcept {
+#if defined(__SSE2__)
+    // The three axes in the lanes of SSE2 registers (plain x86-64), with the same float
+    // operations as Lattice::quantize, so the same lattice coordinates.
+    const __m128i g_lo = cells(_mm_loadu_ps(bounds));  // min x, y, z and (unused) max x
+    const __m128 tail = _mm_loadu_ps(bounds + 2);       // min z, max x, y, z
+    const __m128i g_hi = cells(_mm_shuffle_ps(tail, tail, _MM_SHUFFLE(3, 3, 2, 1)));
+    const std::uint32_t stays = lanes(_mm_cmpgt_epi32(_mm_sub_epi32(g_hi, g_lo), span_limit_));
+    // Clip to this node: the box may reach beyond it (it entered through a copy).
+    const __m128i c_lo = _mm_and_si128(_mm_cmpgt_epi32(g_lo, bases_), _mm_sub_epi32(g_lo, bases_));
+    const __m128i three = _mm_set1_epi32(3);
+    const __m128i hi_rel = _mm_sub_epi32(g_hi, bases_);
+    const __m128i below_three = _mm_cmplt_epi32(hi_rel, three);
+    const __m128i c_hi = _mm_or_si128(_mm_and_si128(below_three, hi_rel), _mm_andnot_si128(below_three, three));
+    const std::uint32_t spread = lanes(_mm_cmpgt_epi32(c_hi, c_lo));
+    const std::uint32_t starts = lanes(_mm_cmpgt_epi32(g_lo, _mm_sub_epi32(bases_, _mm_set1_epi32(1))));
+    __m128i index = _mm_madd_epi16(c_lo, _mm_setr_epi32(1, 4, 16, 0));  // x + 4y + 16z
+    index = _mm_add_epi32(index, _mm_shuffle_epi32(index, _MM_SHUFFLE(1, 0, 3, 2)));
+    index = _mm_add_epi32(index, _mm_shuffle_epi32(index, _MM_SHUFFLE(2, 3, 0, 1)));
+    return static_cast<std::uint16_t>(static_cast<std::uint32_t>(_mm_cvtsi128_si32(index)) | (spread << kSpreadShift) |
+                                      (stays != 0 ? kStayFlag : 0u) | (starts << kStartShift));
+#else
+    std::uint32_t code = 0;
+    for (int a = 0; a < 3; ++a) {
+      const std::uint32_t g_lo = lattice_.quantize(bounds[a], a) >> child_shift_;
+      const std::uint32_t g_hi = lattice_.quantize(bounds[3 + a], a) >> child_shift_;
+      // Clip to this node: the box may reach beyond it (it entered through a copy).
+      const std::uint32_t c_lo = g_lo > base_[a] ? g_lo - base_[a] : 0;
+      const std::uint32_t c_hi = std::min(g_hi - base_[a], 3u);
+      code |= c_lo << (2 * a);
+      code |= static_cast<std::uint32_t>(c_hi > c_lo) << (kSpreadShift + a);
+      code |= static_cast<std::uint32_t>(g_lo >= base_[a]) << (kStartShift + a);
+      code |= static_cast<std::uint32_t>(g_hi - g_lo >= big_span_) * kStayFlag;
+    }
+    return static_cast<std::uint16_t>(code);
+#endif
+  }
+
+ private:
+#if defined(__SSE2__)
+  [[nodiscard]] __m128i cells(__m128 x) const noexcept {
+    x = _mm_mul_ps(_mm_sub_ps(x, origin_), scale_);
+    x = _mm_min_ps(_mm_max_ps(x, _mm_setzero_ps()), lattice_max_);
+    return _mm_srl_epi32(_mm_cvttps_epi32(x), shift_);
+  }
+  [[nodiscard]] static std::uint32_t lanes(__m128i v) noexcept {
+    return static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(v))) & 7u;
+  }
+  __m128 origin_;
+  __m128 scale_;
+  __m128 lattice_max_;
+  __m128i shift_;
+  __m128i bases_;
+  __m128i span_limit_;
+#endif
+  detail::Lattice lattice_;
+  std::uint32_t child_shift_;
+  std::uint32_t base_[3];
+  std::uint32_t big_span_;
+};
 
 // The children an entry with spread bits s overlaps, as offsets from its lowest child.
 struct SpreadTable {
@@ -160,10 +238,16 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   // of them copied into a second cell) instead of growing them step by step.
   if (next_entries.size() < count + count / 4) next_entries.resize(count + count / 4);
   leaf.reserve(count + count / 4 + detail::kKernelPadding);
+  // The root's split codes are computed here, while each box is at hand.
+  static_assert(sizeof(Box) == 6 * sizeof(float), "a Box is min x, y, z, max x, y, z");
+  if (child_codes.size() < count) child_codes.resize(count);
+  const std::uint32_t root_base[3] = {0, 0, 0};
+  const ChildCoder root_coder(lattice, detail::level_shift(1), root_base, config.big_span);
   std::uint32_t valid = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     const Box& b = boxes[i];
     if (!is_valid(b)) continue;
+    child_codes[valid] = root_coder.code(&b.min.x);
     level_entries[valid++] =
         detail::WorkEntry{{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, i, detail::kOwnAllAxes};
   }
@@ -174,13 +258,8 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   pending.push_back({0, 0, valid});
 
   // Boxes too large for the root's children count as oversize even when the root stays a leaf.
-  if (valid > 0 && valid <= config.leaf_capacity) {
-    child_codes.resize(valid);
-    const std::uint32_t root_base[3] = {0, 0, 0};
-    compute_child_codes(0, valid, detail::level_shift(1), root_base);
-    stats.oversize_boxes = static_cast<std::uint32_t>(
-        std::count_if(child_codes.begin(), child_codes.begin() + valid, [](std::uint16_t c) { return (c & kStayFlag) != 0; }));
-  }
+  stats.oversize_boxes = static_cast<std::uint32_t>(
+      std::count_if(child_codes.begin(), child_codes.begin() + valid, [](std::uint16_t c) { return (c & kStayFlag) != 0; }));
 
   for (std::uint32_t level = 0; !pending.empty(); ++level) {
     stats.depth = std::max(stats.depth, level);
@@ -227,9 +306,9 @@ void Grid::Impl::split(const detail::PendingNode& p) {
     base[a] = cell[a] << 2;
   }
 
-  // Pass 1, branch-free so that it vectorises: each entry's code.
-  child_codes.resize(p.end - p.begin);
-  compute_child_codes(p.begin, p.end, child_shift, base);
+  // Pass 1: each entry's code (the root's were computed with the first copy of the boxes).
+  if (child_codes.size() < p.end - p.begin) child_codes.resize(p.end - p.begin);
+  if (level > 0) compute_child_codes(p.begin, p.end, child_shift, base);
 
   // Pass 2: the number of entries per child and of staying entries.
   std::array<std::uint32_t, 64> counts{};
@@ -248,7 +327,6 @@ void Grid::Impl::split(const detail::PendingNode& p) {
     }
     for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) ++counts[first + kSpread.offset[spread][i]];
   }
-  if (level == 0) stats.oversize_boxes = staying;
   std::uint32_t copies = 0;
   for (const std::uint32_t c : counts) copies += c;
   if (!worth_splitting(config, p.end - p.begin, staying, copies)) {
@@ -339,61 +417,8 @@ void Grid::Impl::compute_child_codes(std::uint32_t begin, std::uint32_t end, std
                                      const std::uint32_t base[3]) {
   const detail::WorkEntry* __restrict entries = level_entries.data();
   std::uint16_t* __restrict codes = child_codes.data() - begin;
-#if defined(__SSE2__)
-  // One record at a time, its three axes in the lanes of SSE2 registers (plain x86-64): the
-  // same float operations as Lattice::quantize, so the same lattice coordinates.
-  const __m128 origin = _mm_setr_ps(lattice.origin[0], lattice.origin[1], lattice.origin[2], 0.0f);
-  const __m128 scale = _mm_set1_ps(lattice.scale);
-  const __m128 lattice_max = _mm_set1_ps(detail::kLatticeMaxF);
-  const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(child_shift));
-  const __m128i bases = _mm_setr_epi32(static_cast<int>(base[0]), static_cast<int>(base[1]), static_cast<int>(base[2]), 0);
-  const __m128i bases_less_one = _mm_sub_epi32(bases, _mm_set1_epi32(1));
-  const __m128i three = _mm_set1_epi32(3);
-  const __m128i span_limit = _mm_set1_epi32(static_cast<int>(config.big_span) - 1);
-  const __m128i index_weights = _mm_setr_epi32(1, 4, 16, 0);  // x + 4y + 16z
-  auto cells = [&](__m128 x) {
-    x = _mm_mul_ps(_mm_sub_ps(x, origin), scale);
-    x = _mm_min_ps(_mm_max_ps(x, _mm_setzero_ps()), lattice_max);
-    return _mm_srl_epi32(_mm_cvttps_epi32(x), shift);
-  };
-  for (std::uint32_t k = begin; k < end; ++k) {
-    const float* f = entries[k].lo;
-    const __m128i g_lo = cells(_mm_loadu_ps(f));  // lo x, y, z and (unused) hi x
-    const __m128 tail = _mm_loadu_ps(f + 2);       // lo z, hi x, y, z
-    const __m128i g_hi = cells(_mm_shuffle_ps(tail, tail, _MM_SHUFFLE(3, 3, 2, 1)));
-    const auto lanes = [](__m128i v) { return static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(v))) & 7u; };
-    const std::uint32_t stays = lanes(_mm_cmpgt_epi32(_mm_sub_epi32(g_hi, g_lo), span_limit));
-    // Clip to this node: the box may reach beyond it (it entered through a copy).
-    const __m128i c_lo = _mm_and_si128(_mm_cmpgt_epi32(g_lo, bases), _mm_sub_epi32(g_lo, bases));
-    const __m128i hi_rel = _mm_sub_epi32(g_hi, bases);
-    const __m128i below_three = _mm_cmplt_epi32(hi_rel, three);
-    const __m128i c_hi = _mm_or_si128(_mm_and_si128(below_three, hi_rel), _mm_andnot_si128(below_three, three));
-    const std::uint32_t spread = lanes(_mm_cmpgt_epi32(c_hi, c_lo));
-    const std::uint32_t starts = lanes(_mm_cmpgt_epi32(g_lo, bases_less_one));
-    __m128i index = _mm_madd_epi16(c_lo, index_weights);
-    index = _mm_add_epi32(index, _mm_shuffle_epi32(index, _MM_SHUFFLE(1, 0, 3, 2)));
-    index = _mm_add_epi32(index, _mm_shuffle_epi32(index, _MM_SHUFFLE(2, 3, 0, 1)));
-    codes[k] = static_cast<std::uint16_t>(static_cast<std::uint32_t>(_mm_cvtsi128_si32(index)) | (spread << kSpreadShift) |
-                                          (stays != 0 ? kStayFlag : 0u) | (starts << kStartShift));
-  }
-#else
-  const detail::Lattice l = lattice;
-  for (std::uint32_t k = begin; k < end; ++k) {
-    std::uint32_t code = 0;
-    for (int a = 0; a < 3; ++a) {
-      const std::uint32_t g_lo = l.quantize(entries[k].lo[a], a) >> child_shift;
-      const std::uint32_t g_hi = l.quantize(entries[k].hi[a], a) >> child_shift;
-      // Clip to this node: the box may reach beyond it (it entered through a copy).
-      const std::uint32_t c_lo = g_lo > base[a] ? g_lo - base[a] : 0;
-      const std::uint32_t c_hi = std::min(g_hi - base[a], 3u);
-      code |= c_lo << (2 * a);
-      code |= static_cast<std::uint32_t>(c_hi > c_lo) << (kSpreadShift + a);
-      code |= static_cast<std::uint32_t>(g_lo >= base[a]) << (kStartShift + a);
-      code |= static_cast<std::uint32_t>(g_hi - g_lo >= config.big_span) * kStayFlag;
-    }
-    codes[k] = static_cast<std::uint16_t>(code);
-  }
-#endif
+  const ChildCoder coder(lattice, child_shift, base, config.big_span);
+  for (std::uint32_t k = begin; k < end; ++k) codes[k] = coder.code(entries[k].lo);
 }
 
 }  // namespace agrid
