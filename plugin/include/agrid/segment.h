@@ -10,7 +10,7 @@ namespace agrid {
 struct Segment {
   Vec3 from;
   Vec3 to;
-  Box extent;
+  Box extent = {};
 };
 
 /// True iff the segment's endpoints are finite and its extent is a valid, finite box.
