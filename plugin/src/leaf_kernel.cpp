@@ -14,23 +14,26 @@ namespace {
 
 // Raw pointers to the arrays a kernel reads.
 struct Arrays {
-  const float* lo0;
-  const float* lo1;
-  const float* lo2;
-  const float* hi0;
-  const float* hi1;
-  const float* hi2;
+  const float* lo[3];
+  const float* hi[3];
   const std::uint8_t* start;
   const std::uint32_t* id;
 
   explicit Arrays(const EntryArrays& e) noexcept
-      : lo0(e.lo[0].data()), lo1(e.lo[1].data()), lo2(e.lo[2].data()), hi0(e.hi[0].data()), hi1(e.hi[1].data()),
-        hi2(e.hi[2].data()), start(e.start.data()), id(e.id.data()) {}
+      : lo{e.lo[0].data(), e.lo[1].data(), e.lo[2].data()},
+        hi{e.hi[0].data(), e.hi[1].data(), e.hi[2].data()},
+        start(e.start.data()),
+        id(e.id.data()) {}
+
+  [[nodiscard]] bool overlap(std::uint32_t i, std::uint32_t j) const noexcept {
+    return lo[0][j] <= hi[0][i] && lo[0][i] <= hi[0][j] && lo[1][j] <= hi[1][i] && lo[1][i] <= hi[1][j] &&
+           lo[2][j] <= hi[2][i] && lo[2][i] <= hi[2][j];
+  }
 
   // Entries after i that may overlap it: the rest of the cell, or in a cell sorted by min x
   // only those starting before i ends.
   [[nodiscard]] std::uint32_t candidates_end(std::uint32_t i, std::uint32_t end, bool sorted) const noexcept {
-    return sorted ? static_cast<std::uint32_t>(std::upper_bound(lo0 + i + 1, lo0 + end, hi0[i]) - lo0) : end;
+    return sorted ? static_cast<std::uint32_t>(std::upper_bound(lo[0] + i + 1, lo[0] + end, hi[0][i]) - lo[0]) : end;
   }
 };
 
@@ -42,8 +45,7 @@ void scalar_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorte
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
       const std::uint32_t end = c.candidates_end(i, cell.end, sorted);
       for (std::uint32_t j = i + 1; j < end; ++j) {
-        if (c.lo0[j] <= c.hi0[i] && c.lo0[i] <= c.hi0[j] && c.lo1[j] <= c.hi1[i] && c.lo1[i] <= c.hi1[j] &&
-            c.lo2[j] <= c.hi2[i] && c.lo2[i] <= c.hi2[j] && (c.start[i] | c.start[j]) == kOwnAllAxes) {
+        if (c.overlap(i, j) && (c.start[i] | c.start[j]) == kOwnAllAxes) {
           keys.push(pair_key(c.id[i], c.id[j]));
         }
       }
@@ -57,11 +59,56 @@ void scalar_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorte
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
+#define AGRID_AVX512_INLINE __attribute__((target("avx512f"), always_inline)) inline
+
+// The bounds of 16 entries, one per lane, or of one entry in every lane.
+struct Bounds16 {
+  __m512 lo[3];
+  __m512 hi[3];
+};
+
+AGRID_AVX512_INLINE Bounds16 load_bounds(const Arrays& c, std::uint32_t j) {
+  Bounds16 b;
+  for (int a = 0; a < 3; ++a) {
+    b.lo[a] = _mm512_loadu_ps(c.lo[a] + j);
+    b.hi[a] = _mm512_loadu_ps(c.hi[a] + j);
+  }
+  return b;
+}
+
+AGRID_AVX512_INLINE Bounds16 broadcast_bounds(const Arrays& c, std::uint32_t i) {
+  Bounds16 b;
+  for (int a = 0; a < 3; ++a) {
+    b.lo[a] = _mm512_set1_ps(c.lo[a][i]);
+    b.hi[a] = _mm512_set1_ps(c.hi[a][i]);
+  }
+  return b;
+}
+
+// The lanes of m whose boxes overlap the one box in `one` (closed: touching counts).
+AGRID_AVX512_INLINE __mmask16 overlapping(__mmask16 m, const Bounds16& lanes, const Bounds16& one) {
+  for (int a = 0; a < 3; ++a) {
+    m = _mm512_mask_cmp_ps_mask(m, lanes.lo[a], one.hi[a], _CMP_LE_OQ);
+    m = _mm512_mask_cmp_ps_mask(m, one.lo[a], lanes.hi[a], _CMP_LE_OQ);
+  }
+  return m;
+}
+
+AGRID_AVX512_INLINE __m512i load_starts(const Arrays& c, std::uint32_t j) {
+  return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c.start + j)));
+}
+
+// The lanes of m whose pair with the entry of owner bits `one` this cell owns.
+AGRID_AVX512_INLINE __mmask16 owned(__mmask16 m, __m512i lane_starts, std::uint8_t one) {
+  return _mm512_mask_cmpeq_epi32_mask(m, _mm512_or_si512(lane_starts, _mm512_set1_epi32(one)),
+                                      _mm512_set1_epi32(kOwnAllAxes));
+}
+
 // Appends the keys of the pairs (id_i, id_j lane) for the lanes set in m, without branches:
 // both halves' keys are compressed in registers and stored whole (the buffer has room past the
 // end); only the kept ones are counted.
-__attribute__((target("avx512f"), always_inline)) inline void store_keys(std::uint64_t* out, std::uint32_t& written,
-                                                                          __mmask16 m, __m512i id_i, __m512i id_j) {
+AGRID_AVX512_INLINE void store_keys(std::uint64_t* out, std::uint32_t& written, __mmask16 m, __m512i id_i,
+                                    __m512i id_j) {
   const __m512i first = _mm512_min_epu32(id_i, id_j);
   const __m512i second = _mm512_max_epu32(id_i, id_j);
   const __m512i keys_low = _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(first)), 32),
@@ -82,12 +129,8 @@ __attribute__((target("avx512f"), always_inline)) inline void store_keys(std::ui
 __attribute__((target("avx512f"))) void avx512_small_cell(const Arrays& c, CellRange cell, KeyBuffer& keys) {
   const std::uint32_t n = cell.end - cell.begin;
   const std::uint32_t b = cell.begin;
-  const __m512 lo0 = _mm512_loadu_ps(c.lo0 + b), hi0 = _mm512_loadu_ps(c.hi0 + b);
-  const __m512 lo1 = _mm512_loadu_ps(c.lo1 + b), hi1 = _mm512_loadu_ps(c.hi1 + b);
-  const __m512 lo2 = _mm512_loadu_ps(c.lo2 + b), hi2 = _mm512_loadu_ps(c.hi2 + b);
-  const __m512i start = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c.start + b)));
-  const __m512i ids = _mm512_loadu_si512(c.id + b);
-  const __m512i own_all = _mm512_set1_epi32(kOwnAllAxes);
+  const Bounds16 lanes = load_bounds(c, b);
+  const __m512i starts = load_starts(c, b);
   const std::uint32_t cell_lanes = (1u << n) - 1;
   // First every entry's hits, then their keys only if there are any: a sparse scene's cells
   // mostly have none, and then cost one well-predicted branch, while a dense scene's cells
@@ -95,21 +138,14 @@ __attribute__((target("avx512f"))) void avx512_small_cell(const Arrays& c, CellR
   __mmask16 hits[16];
   std::uint32_t any = 0;
   for (std::uint32_t i = 0; i + 1 < n; ++i) {
-    const std::uint32_t e = b + i;
-    auto m = static_cast<__mmask16>(cell_lanes & ~((2u << i) - 1));  // the lanes after i
-    m = _mm512_mask_cmp_ps_mask(m, lo0, _mm512_set1_ps(c.hi0[e]), _CMP_LE_OQ);
-    m = _mm512_mask_cmp_ps_mask(m, _mm512_set1_ps(c.lo0[e]), hi0, _CMP_LE_OQ);
-    m = _mm512_mask_cmp_ps_mask(m, lo1, _mm512_set1_ps(c.hi1[e]), _CMP_LE_OQ);
-    m = _mm512_mask_cmp_ps_mask(m, _mm512_set1_ps(c.lo1[e]), hi1, _CMP_LE_OQ);
-    m = _mm512_mask_cmp_ps_mask(m, lo2, _mm512_set1_ps(c.hi2[e]), _CMP_LE_OQ);
-    m = _mm512_mask_cmp_ps_mask(m, _mm512_set1_ps(c.lo2[e]), hi2, _CMP_LE_OQ);
-    m = _mm512_mask_cmpeq_epi32_mask(m, _mm512_or_si512(start, _mm512_set1_epi32(c.start[e])), own_all);
-    hits[i] = m;
-    any |= m;
+    const auto after_i = static_cast<__mmask16>(cell_lanes & ~((2u << i) - 1));
+    hits[i] = owned(overlapping(after_i, lanes, broadcast_bounds(c, b + i)), starts, c.start[b + i]);
+    any |= hits[i];
   }
   if (any == 0) return;
   std::uint64_t* out = keys.reserve_tail(std::size_t{n} * 16);
   std::uint32_t written = 0;
+  const __m512i ids = _mm512_loadu_si512(c.id + b);
   for (std::uint32_t i = 0; i + 1 < n; ++i) {
     store_keys(out, written, hits[i], _mm512_set1_epi32(static_cast<int>(c.id[b + i])), ids);
   }
@@ -121,7 +157,6 @@ __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& arrays, std:
                                                        KeyBuffer& keys) {
   // Locals, so that stores of keys cannot be thought to change the arrays' addresses.
   const Arrays c = arrays;
-  const __m512i own_all = _mm512_set1_epi32(kOwnAllAxes);
   for (const CellRange cell : cells) {
     if (!sorted && cell.end - cell.begin <= 16) {
       avx512_small_cell(c, cell, keys);
@@ -129,26 +164,17 @@ __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& arrays, std:
     }
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
       const std::uint32_t end = c.candidates_end(i, cell.end, sorted);
-      const __m512 l0 = _mm512_set1_ps(c.lo0[i]), h0 = _mm512_set1_ps(c.hi0[i]);
-      const __m512 l1 = _mm512_set1_ps(c.lo1[i]), h1 = _mm512_set1_ps(c.hi1[i]);
-      const __m512 l2 = _mm512_set1_ps(c.lo2[i]), h2 = _mm512_set1_ps(c.hi2[i]);
-      const __m512i s = _mm512_set1_epi32(c.start[i]);
+      const Bounds16 one = broadcast_bounds(c, i);
       const __m512i id_i = _mm512_set1_epi32(static_cast<int>(c.id[i]));
       // At most one key per candidate, plus a whole register written past the last.
       std::uint64_t* out = keys.reserve_tail(end - i + 16);
       std::uint32_t written = 0;
       for (std::uint32_t j = i + 1; j < end; j += 16) {
         const std::uint32_t left = end - j;
-        __mmask16 m = left >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << left) - 1);
-        m = _mm512_mask_cmp_ps_mask(m, _mm512_loadu_ps(c.lo0 + j), h0, _CMP_LE_OQ);
-        m = _mm512_mask_cmp_ps_mask(m, l0, _mm512_loadu_ps(c.hi0 + j), _CMP_LE_OQ);
-        m = _mm512_mask_cmp_ps_mask(m, _mm512_loadu_ps(c.lo1 + j), h1, _CMP_LE_OQ);
-        m = _mm512_mask_cmp_ps_mask(m, l1, _mm512_loadu_ps(c.hi1 + j), _CMP_LE_OQ);
-        m = _mm512_mask_cmp_ps_mask(m, _mm512_loadu_ps(c.lo2 + j), h2, _CMP_LE_OQ);
-        m = _mm512_mask_cmp_ps_mask(m, l2, _mm512_loadu_ps(c.hi2 + j), _CMP_LE_OQ);
+        const auto in_range = left >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << left) - 1);
+        __mmask16 m = overlapping(in_range, load_bounds(c, j), one);
         if (m == 0) continue;  // the common case in sparse scenes, and well predicted there
-        const __m512i sj = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c.start + j)));
-        m = _mm512_mask_cmpeq_epi32_mask(m, _mm512_or_si512(s, sj), own_all);
+        m = owned(m, load_starts(c, j), c.start[i]);
         store_keys(out, written, m, id_i, _mm512_loadu_si512(c.id + j));
       }
       keys.commit(written);
@@ -165,19 +191,19 @@ __attribute__((target("avx2"))) void avx2_kernel(const Arrays& arrays, std::span
   for (const CellRange cell : cells) {
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
       const std::uint32_t end = c.candidates_end(i, cell.end, sorted);
-      const __m256 l0 = _mm256_set1_ps(c.lo0[i]), h0 = _mm256_set1_ps(c.hi0[i]);
-      const __m256 l1 = _mm256_set1_ps(c.lo1[i]), h1 = _mm256_set1_ps(c.hi1[i]);
-      const __m256 l2 = _mm256_set1_ps(c.lo2[i]), h2 = _mm256_set1_ps(c.hi2[i]);
+      const __m256 l0 = _mm256_set1_ps(c.lo[0][i]), h0 = _mm256_set1_ps(c.hi[0][i]);
+      const __m256 l1 = _mm256_set1_ps(c.lo[1][i]), h1 = _mm256_set1_ps(c.hi[1][i]);
+      const __m256 l2 = _mm256_set1_ps(c.lo[2][i]), h2 = _mm256_set1_ps(c.hi[2][i]);
       const __m256i s = _mm256_set1_epi32(c.start[i]);
       for (std::uint32_t j = i + 1; j < end; j += 8) {
         const std::uint32_t left = end - j;
         const std::uint32_t lanes = left >= 8 ? 0xffu : (1u << left) - 1;
-        __m256 hit = _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(c.lo0 + j), h0, _CMP_LE_OQ),
-                                   _mm256_cmp_ps(l0, _mm256_loadu_ps(c.hi0 + j), _CMP_LE_OQ));
-        hit = _mm256_and_ps(hit, _mm256_cmp_ps(_mm256_loadu_ps(c.lo1 + j), h1, _CMP_LE_OQ));
-        hit = _mm256_and_ps(hit, _mm256_cmp_ps(l1, _mm256_loadu_ps(c.hi1 + j), _CMP_LE_OQ));
-        hit = _mm256_and_ps(hit, _mm256_cmp_ps(_mm256_loadu_ps(c.lo2 + j), h2, _CMP_LE_OQ));
-        hit = _mm256_and_ps(hit, _mm256_cmp_ps(l2, _mm256_loadu_ps(c.hi2 + j), _CMP_LE_OQ));
+        __m256 hit = _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(c.lo[0] + j), h0, _CMP_LE_OQ),
+                                   _mm256_cmp_ps(l0, _mm256_loadu_ps(c.hi[0] + j), _CMP_LE_OQ));
+        hit = _mm256_and_ps(hit, _mm256_cmp_ps(_mm256_loadu_ps(c.lo[1] + j), h1, _CMP_LE_OQ));
+        hit = _mm256_and_ps(hit, _mm256_cmp_ps(l1, _mm256_loadu_ps(c.hi[1] + j), _CMP_LE_OQ));
+        hit = _mm256_and_ps(hit, _mm256_cmp_ps(_mm256_loadu_ps(c.lo[2] + j), h2, _CMP_LE_OQ));
+        hit = _mm256_and_ps(hit, _mm256_cmp_ps(l2, _mm256_loadu_ps(c.hi[2] + j), _CMP_LE_OQ));
         std::uint32_t m = static_cast<std::uint32_t>(_mm256_movemask_ps(hit)) & lanes;
         if (m == 0) continue;
         std::int64_t eight_bytes = 0;

@@ -66,6 +66,26 @@ std::string param_name(const ::testing::TestParamInfo<QueryParam>& p) {
   return p.param.scene + "_" + name(p.param.config);
 }
 
+// `run` reports through the callback it is given. Stopping after k results (k = 1, 2, half,
+// all) gives exactly k distinct expected indices; never stopping gives every expected one once.
+template <class Run>
+void expect_early_stop(const std::vector<std::uint32_t>& expected, Run&& run) {
+  for (std::size_t stop_after : {std::size_t{1}, std::size_t{2}, expected.size() / 2, expected.size()}) {
+    if (stop_after == 0 || stop_after > expected.size()) continue;
+    std::vector<std::uint32_t> seen;
+    run([&](std::uint32_t i) {
+      seen.push_back(i);
+      return seen.size() < stop_after;
+    });
+    ASSERT_EQ(seen.size(), stop_after);
+    ASSERT_TRUE(no_duplicates(seen));
+    for (std::uint32_t i : seen) ASSERT_TRUE(std::binary_search(expected.begin(), expected.end(), i)) << i;
+  }
+  std::size_t calls = 0;
+  run([&](std::uint32_t) { return ++calls, true; });
+  EXPECT_EQ(calls, expected.size());
+}
+
 class BoxQueries : public ::testing::TestWithParam<QueryParam> {};
 
 TEST_P(BoxQueries, MatchBruteForce) {
@@ -101,21 +121,7 @@ TEST_P(BoxQueries, EarlyStop) {
   grid.build(boxes);
   const Box everything{{-1e30f, -1e30f, -1e30f}, {1e30f, 1e30f, 1e30f}};
   const auto expected = oracle::query(boxes, everything);
-  for (std::size_t stop_after : {std::size_t{1}, std::size_t{2}, expected.size() / 2, expected.size()}) {
-    if (stop_after == 0 || stop_after > expected.size()) continue;
-    std::vector<std::uint32_t> seen;
-    grid.for_each_overlap(everything, [&](std::uint32_t i) {
-      seen.push_back(i);
-      return seen.size() < stop_after;
-    });
-    ASSERT_EQ(seen.size(), stop_after);
-    ASSERT_TRUE(no_duplicates(seen));
-    for (std::uint32_t i : seen) ASSERT_TRUE(std::binary_search(expected.begin(), expected.end(), i)) << i;
-  }
-  // Never stopping visits every overlap once.
-  std::size_t calls = 0;
-  grid.for_each_overlap(everything, [&](std::uint32_t) { return ++calls, true; });
-  EXPECT_EQ(calls, expected.size());
+  expect_early_stop(expected, [&](FunctionRef<std::uint32_t> visit) { grid.for_each_overlap(everything, visit); });
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, BoxQueries, ::testing::ValuesIn(query_params()), param_name);
@@ -164,20 +170,7 @@ TEST_P(SegmentQueries, EarlyStop) {
       expected = std::move(e);
     }
   }
-  for (std::size_t stop_after : {std::size_t{1}, std::size_t{2}, expected.size() / 2, expected.size()}) {
-    if (stop_after == 0 || stop_after > expected.size()) continue;
-    std::vector<std::uint32_t> seen;
-    grid.for_each_hit(best, [&](std::uint32_t i) {
-      seen.push_back(i);
-      return seen.size() < stop_after;
-    });
-    ASSERT_EQ(seen.size(), stop_after);
-    ASSERT_TRUE(no_duplicates(seen));
-    for (std::uint32_t i : seen) ASSERT_TRUE(std::binary_search(expected.begin(), expected.end(), i)) << i;
-  }
-  std::size_t calls = 0;
-  grid.for_each_hit(best, [&](std::uint32_t) { return ++calls, true; });
-  EXPECT_EQ(calls, expected.size());
+  expect_early_stop(expected, [&](FunctionRef<std::uint32_t> visit) { grid.for_each_hit(best, visit); });
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, SegmentQueries, ::testing::ValuesIn(query_params()), param_name);
