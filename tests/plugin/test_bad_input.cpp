@@ -6,6 +6,8 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -366,6 +368,27 @@ TEST(ExtremeBoxes, EverythingMixed) {
     EXPECT_EQ(grid.stats().invalid_boxes, 600u);
     expect_oversize_counted(grid);
   }
+}
+
+}  // namespace
+}  // namespace agrid::test
+
+namespace agrid::test {
+namespace {
+
+TEST(BadInput, TooManyBoxesIsAClearErrorNotACrash) {
+  // Ids are 32-bit: 2^32 - 1 boxes or more must be refused before anything is read. The span
+  // claims more boxes than the buffer holds; build() only looks at its size before refusing.
+  const std::vector<Box> few(4);
+  const std::span<const Box> too_many(few.data(), std::size_t{std::numeric_limits<std::uint32_t>::max()});
+  Grid grid;
+  EXPECT_THROW(grid.build(too_many), std::length_error);
+  EXPECT_THROW((void)find_all_pairs(too_many), std::length_error);
+  // The grid stays usable.
+  grid.build(few);
+  std::vector<Pair> pairs;
+  grid.find_pairs(pairs);
+  EXPECT_EQ(pairs.size(), 6u);  // four equal boxes {0,0,0}-{0,0,0}: every two of them touch
 }
 
 }  // namespace
