@@ -78,13 +78,6 @@ struct EntryArrays {
     for (std::uint32_t k = 0; k < count; ++k) push(Box{}, 0, 0);
   }
 
-  /// Appends the records [begin, end); returns the new size.
-  std::uint32_t append(const WorkEntry* records, std::uint32_t begin, std::uint32_t end) {
-    const std::uint32_t first = grow(end - begin);
-    for (std::uint32_t k = begin; k < end; ++k) set(first + (k - begin), records[k]);
-    return count_;
-  }
-
   [[nodiscard]] Box box(std::uint32_t i) const noexcept {
     return {{lo[0][i], lo[1][i], lo[2][i]}, {hi[0][i], hi[1][i], hi[2][i]}};
   }

@@ -105,6 +105,8 @@ constexpr std::uint32_t kSpreadShift = 6;
 constexpr std::uint16_t kStayFlag = 1u << 9;
 // ... and the axes on which its min corner lies in that lowest child (owner bits, 3 bits).
 constexpr std::uint32_t kStartShift = 10;
+// At the root, an invalid box's code: it takes part in nothing.
+constexpr std::uint16_t kSkipFlag = 1u << 13;
 
 // Computes codes for the children (at `child_shift`) of the cell whose first child is `base`,
 // from six floats: min x, y, z, max x, y, z (the layout of a Box and of a WorkEntry).
@@ -217,6 +219,25 @@ constexpr SpreadTable kSpread = make_spread_table();
          static_cast<float>(copies) <= config.max_copies_per_box * static_cast<float>(entries);
 }
 
+// Where a split or a leaf reads its entries: the records of a level ...
+struct RecordSource {
+  const detail::WorkEntry* records;
+
+  [[nodiscard]] static constexpr bool present(std::uint32_t) noexcept { return true; }
+  [[nodiscard]] const detail::WorkEntry& entry(std::uint32_t k) const noexcept { return records[k]; }
+};
+
+// ... or, at the root, the caller's boxes themselves, which saves copying every box once.
+struct BoxSource {
+  const Box* boxes;
+
+  [[nodiscard]] bool present(std::uint32_t k) const noexcept { return is_valid(boxes[k]); }
+  [[nodiscard]] detail::WorkEntry entry(std::uint32_t k) const noexcept {
+    const Box& b = boxes[k];
+    return {{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, k, detail::kOwnAllAxes};
+  }
+};
+
 }  // namespace
 
 void Grid::Impl::build(std::span<const Box> boxes) {
@@ -233,43 +254,54 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   stats.boxes = count;
 
   lattice = fit_lattice(boxes);
-  if (level_entries.size() < count) level_entries.resize(count);  // grow only: no clearing
   // A first frame sizes the arrays for the common case at once (every box in a leaf, a quarter
   // of them copied into a second cell) instead of growing them step by step.
-  if (next_entries.size() < count + count / 4) next_entries.resize(count + count / 4);
-  leaf.reserve(count + count / 4 + detail::kKernelPadding);
-  // The root's split codes are computed here, while each box is at hand.
+  const std::uint32_t expected_entries = count + count / 4;
+  if (level_entries.size() < expected_entries) level_entries.resize(expected_entries);  // grow only
+  if (next_entries.size() < expected_entries) next_entries.resize(expected_entries);
+  leaf.reserve(expected_entries + detail::kKernelPadding);
+
+  // The root's split codes, straight from the caller's boxes.
   static_assert(sizeof(Box) == 6 * sizeof(float), "a Box is min x, y, z, max x, y, z");
   if (child_codes.size() < count) child_codes.resize(count);
   const std::uint32_t root_base[3] = {0, 0, 0};
   const ChildCoder root_coder(lattice, detail::level_shift(1), root_base, config.big_span);
   std::uint32_t valid = 0;
+  std::uint32_t oversize = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     const Box& b = boxes[i];
-    if (!is_valid(b)) continue;
-    child_codes[valid] = root_coder.code(&b.min.x);
-    level_entries[valid++] =
-        detail::WorkEntry{{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, i, detail::kOwnAllAxes};
+    const bool ok = is_valid(b);
+    const std::uint16_t code = ok ? root_coder.code(&b.min.x) : kSkipFlag;
+    child_codes[i] = code;
+    valid += ok;
+    oversize += (code & kStayFlag) != 0;
   }
   stats.invalid_boxes = count - valid;
+  // Boxes too large for the root's children count as oversize even when the root stays a leaf.
+  stats.oversize_boxes = oversize;
 
   nodes.push_back(Node{{0, 0, 0}, 0, 0, 0, 0, 0, 0, 0});
-  pending.clear();
-  pending.push_back({0, 0, valid});
+  next_count = 0;
+  next_pending.clear();
+  const detail::PendingNode root{0, 0, count};
+  if (valid <= config.leaf_capacity) {
+    make_leaf(root, BoxSource{boxes.data()});
+  } else {
+    split(root, BoxSource{boxes.data()});
+  }
+  std::swap(level_entries, next_entries);
+  std::swap(pending, next_pending);
 
-  // Boxes too large for the root's children count as oversize even when the root stays a leaf.
-  stats.oversize_boxes = static_cast<std::uint32_t>(
-      std::count_if(child_codes.begin(), child_codes.begin() + valid, [](std::uint16_t c) { return (c & kStayFlag) != 0; }));
-
-  for (std::uint32_t level = 0; !pending.empty(); ++level) {
+  for (std::uint32_t level = 1; !pending.empty(); ++level) {
     stats.depth = std::max(stats.depth, level);
     next_count = 0;
     next_pending.clear();
+    const RecordSource records{level_entries.data()};
     for (const detail::PendingNode& p : pending) {
       if (p.end - p.begin <= config.leaf_capacity || level == kMaxDepth) {
-        make_leaf(p);
+        make_leaf(p, records);
       } else {
-        split(p);
+        split(p, records);
       }
     }
     std::swap(level_entries, next_entries);
@@ -287,14 +319,19 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   stats.bytes_held = bytes_held();
 }
 
-void Grid::Impl::make_leaf(const detail::PendingNode& p) {
+template <class Source>
+void Grid::Impl::make_leaf(const detail::PendingNode& p, const Source& source) {
   Node& node = nodes[p.node];
   node.leaf_begin = leaf.size();
-  node.leaf_end = leaf.append(level_entries.data(), p.begin, p.end);
+  for (std::uint32_t k = p.begin; k < p.end; ++k) {
+    if (source.present(k)) leaf.set(leaf.grow(1), source.entry(k));
+  }
+  node.leaf_end = leaf.size();
   if (node.leaf_end - node.leaf_begin >= 2) leaf_cells.push_back({node.leaf_begin, node.leaf_end});
 }
 
-void Grid::Impl::split(const detail::PendingNode& p) {
+template <class Source>
+void Grid::Impl::split(const detail::PendingNode& p, const Source& source) {
   const std::uint32_t node_index = p.node;
   const std::uint32_t level = nodes[node_index].level;
   const std::uint32_t shift = detail::level_shift(level);
@@ -313,10 +350,12 @@ void Grid::Impl::split(const detail::PendingNode& p) {
   // Pass 2: the number of entries per child and of staying entries.
   std::array<std::uint32_t, 64> counts{};
   std::uint32_t staying = 0;
+  std::uint32_t skipped = 0;
   for (std::uint32_t k = p.begin; k < p.end; ++k) {
     const std::uint16_t c = child_codes[k - p.begin];
-    if (c & kStayFlag) {
-      ++staying;
+    if (c & (kStayFlag | kSkipFlag)) {
+      staying += (c & kStayFlag) != 0;
+      skipped += (c & kSkipFlag) != 0;
       continue;
     }
     const std::uint32_t first = c & 63u;
@@ -329,8 +368,8 @@ void Grid::Impl::split(const detail::PendingNode& p) {
   }
   std::uint32_t copies = 0;
   for (const std::uint32_t c : counts) copies += c;
-  if (!worth_splitting(config, p.end - p.begin, staying, copies)) {
-    make_leaf(p);
+  if (!worth_splitting(config, p.end - p.begin - skipped, staying, copies)) {
+    make_leaf(p, source);
     return;
   }
 
@@ -338,8 +377,9 @@ void Grid::Impl::split(const detail::PendingNode& p) {
   if (staying > 0) {
     for (std::uint32_t k = p.begin; k < p.end; ++k) {
       if (!(child_codes[k - p.begin] & kStayFlag)) continue;
-      stay.append(level_entries.data(), k, k + 1);
-      stay_lattice.push_back(lattice.quantize(level_entries[k].box()));
+      const detail::WorkEntry& r = source.entry(k);
+      stay.set(stay.grow(1), r);
+      stay_lattice.push_back(lattice.quantize(r.box()));
     }
   }
   nodes[node_index].stay_end = stay.size();
@@ -374,7 +414,6 @@ void Grid::Impl::split(const detail::PendingNode& p) {
 
   // Pass 3: scatter, keeping the entries' order (ascending ids) within every child.
   if (next_entries.size() < next_count) next_entries.resize(std::max<std::size_t>(next_count, 2 * next_entries.size()));
-  const detail::WorkEntry* __restrict src = level_entries.data();
   detail::WorkEntry* __restrict dst = next_entries.data();
   const std::uint16_t* __restrict codes = child_codes.data() - p.begin;
   float* __restrict leaf_lo[3] = {leaf.lo[0].data(), leaf.lo[1].data(), leaf.lo[2].data()};
@@ -382,8 +421,7 @@ void Grid::Impl::split(const detail::PendingNode& p) {
   std::uint32_t* __restrict leaf_id = leaf.id.data();
   std::uint8_t* __restrict leaf_start = leaf.start.data();
   // A copy's owner bits: those of the lowest child, less the axes on which this one is higher.
-  auto copy = [&](std::uint32_t child, std::uint32_t from, std::uint32_t start) {
-    const detail::WorkEntry& r = src[from];
+  auto copy = [&](std::uint32_t child, const detail::WorkEntry& r, std::uint32_t start) {
     const std::uint32_t at = offsets[child]++;
     if ((leaf_children >> child) & 1u) {
       for (int a = 0; a < 3; ++a) {
@@ -399,16 +437,17 @@ void Grid::Impl::split(const detail::PendingNode& p) {
   };
   for (std::uint32_t k = p.begin; k < p.end; ++k) {
     const std::uint16_t c = codes[k];
-    if (c & kStayFlag) continue;
+    if (c & (kStayFlag | kSkipFlag)) continue;
     const std::uint32_t first = c & 63u;
     const std::uint32_t spread = (c >> kSpreadShift) & 7u;
     const std::uint32_t start = (c >> kStartShift) & 7u;
+    const auto& r = source.entry(k);
     if (spread == 0) {
-      copy(first, k, start);
+      copy(first, r, start);
       continue;
     }
     for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) {
-      copy(first + kSpread.offset[spread][i], k, start & ~kSpread.axes[spread][i]);
+      copy(first + kSpread.offset[spread][i], r, start & ~kSpread.axes[spread][i]);
     }
   }
 }

@@ -71,8 +71,12 @@ struct Grid::Impl {
   explicit Impl(const Config& c) : config(c) {}
 
   void build(std::span<const Box> boxes);
-  void make_leaf(const detail::PendingNode& p);
-  void split(const detail::PendingNode& p);
+  /// Makes node p a leaf of the entries `source` holds in [p.begin, p.end).
+  template <class Source>
+  void make_leaf(const detail::PendingNode& p, const Source& source);
+  /// Splits node p, or makes it a leaf if splitting does not pay.
+  template <class Source>
+  void split(const detail::PendingNode& p, const Source& source);
   void compute_child_codes(std::uint32_t begin, std::uint32_t end, std::uint32_t child_shift,
                            const std::uint32_t base[3]);
   void collect_pair_keys();
