@@ -2,6 +2,7 @@
 // Lattice: maps world coordinates monotonically onto the integer grid every level shares.
 
 #include <cstdint>
+#include <span>
 
 #include "agrid/box.h"
 #include "agrid/config.h"
@@ -48,5 +49,10 @@ struct Lattice {
             {quantize(b.max.x, 0), quantize(b.max.y, 1), quantize(b.max.z, 2)}};
   }
 };
+
+/// The lattice for a build: a cube around the centres of a deterministic sample of the valid
+/// boxes of ordinary size (planes, terrain and infinite boxes do not stretch it; far outliers
+/// are clamped into its border cells). Any lattice is correct; this one separates well.
+[[nodiscard]] Lattice fit_lattice(std::span<const Box> boxes);
 
 }  // namespace agrid::detail
