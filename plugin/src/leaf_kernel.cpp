@@ -124,30 +124,44 @@ AGRID_AVX512_INLINE void store_keys(std::uint64_t* out, std::uint32_t& written, 
   written += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(m_high)));
 }
 
-// A cell of at most 16 entries fits one register per coordinate: loaded once, each entry is
-// tested against the lanes after it in one step, with no inner loop to mispredict.
+/// Cells up to this many entries are held in registers, 16 entries per register.
+constexpr std::uint32_t kSmallCell = 32;
+
+// A small cell fits one or two registers per coordinate: loaded once, each entry is tested
+// against the lanes after it in one step per register, with no inner loop to mispredict.
 __attribute__((target("avx512f"))) void avx512_small_cell(const Arrays& c, CellRange cell, KeyBuffer& keys) {
   const std::uint32_t n = cell.end - cell.begin;
   const std::uint32_t b = cell.begin;
-  const Bounds16 lanes = load_bounds(c, b);
-  const __m512i starts = load_starts(c, b);
-  const std::uint32_t cell_lanes = (1u << n) - 1;
+  const std::uint32_t registers = (n + 15) / 16;
+  Bounds16 lanes[kSmallCell / 16];
+  __m512i starts[kSmallCell / 16];
+  for (std::uint32_t r = 0; r < registers; ++r) {
+    lanes[r] = load_bounds(c, b + 16 * r);
+    starts[r] = load_starts(c, b + 16 * r);
+  }
+  const std::uint64_t cell_lanes = (std::uint64_t{1} << n) - 1;
   // First every entry's hits, then their keys only if there are any: a sparse scene's cells
   // mostly have none, and then cost one well-predicted branch, while a dense scene's cells
   // store without branches.
-  __mmask16 hits[16];
+  __mmask16 hits[kSmallCell][kSmallCell / 16];
   std::uint32_t any = 0;
   for (std::uint32_t i = 0; i + 1 < n; ++i) {
-    const auto after_i = static_cast<__mmask16>(cell_lanes & ~((2u << i) - 1));
-    hits[i] = owned(overlapping(after_i, lanes, broadcast_bounds(c, b + i)), starts, c.start[b + i]);
-    any |= hits[i];
+    const Bounds16 one = broadcast_bounds(c, b + i);
+    const std::uint64_t after_i = cell_lanes & ~((std::uint64_t{2} << i) - 1);
+    for (std::uint32_t r = 0; r < registers; ++r) {
+      const auto candidates = static_cast<__mmask16>(after_i >> (16 * r));
+      hits[i][r] = owned(overlapping(candidates, lanes[r], one), starts[r], c.start[b + i]);
+      any |= hits[i][r];
+    }
   }
   if (any == 0) return;
-  std::uint64_t* out = keys.reserve_tail(std::size_t{n} * 16);
+  std::uint64_t* out = keys.reserve_tail(std::size_t{n} * kSmallCell);
   std::uint32_t written = 0;
-  const __m512i ids = _mm512_loadu_si512(c.id + b);
-  for (std::uint32_t i = 0; i + 1 < n; ++i) {
-    store_keys(out, written, hits[i], _mm512_set1_epi32(static_cast<int>(c.id[b + i])), ids);
+  for (std::uint32_t r = 0; r < registers; ++r) {
+    const __m512i ids = _mm512_loadu_si512(c.id + b + 16 * r);
+    for (std::uint32_t i = 0; i + 1 < n; ++i) {
+      store_keys(out, written, hits[i][r], _mm512_set1_epi32(static_cast<int>(c.id[b + i])), ids);
+    }
   }
   keys.commit(written);
 }
@@ -158,7 +172,7 @@ __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& arrays, std:
   // Locals, so that stores of keys cannot be thought to change the arrays' addresses.
   const Arrays c = arrays;
   for (const CellRange cell : cells) {
-    if (!sorted && cell.end - cell.begin <= 16) {
+    if (!sorted && cell.end - cell.begin <= kSmallCell) {
       avx512_small_cell(c, cell, keys);
       continue;
     }
