@@ -82,10 +82,15 @@ struct Grid::Impl {
   void collect_pair_keys();
   void sort_pairs(std::vector<Pair>& out);
 
-  /// Calls `visit(entry_box_id)` for boxes in the subtree of `node` (its own staying entries
-  /// included when `include_node_stays`) overlapping `query`, each once; stops on false.
-  bool query_subtree(std::uint32_t node, const Box& query, const detail::LatticeBox& q,
-                     bool include_node_stays, FunctionRef<std::uint32_t> visit) const;
+  /// What for_each_range calls: entries, a range of them, and the query's owner bits there.
+  using RangeVisitor = FunctionRef<const detail::EntryArrays&, detail::CellRange, std::uint8_t>;
+
+  /// Calls `visit` with every non-empty range of entries in the subtree of `node` that may
+  /// overlap a box of lattice range `q`: the staying entries of each node entered (the first
+  /// node's own only when `include_node_stays`) and the entries of each leaf entered. Stops
+  /// when visit returns false.
+  bool for_each_range(std::uint32_t node, const detail::LatticeBox& q, bool include_node_stays,
+                      RangeVisitor visit) const;
 
   bool segment_subtree(std::uint32_t node, const Segment& segment, const Box& swept_bounds,
                        FunctionRef<std::uint32_t> visit) const;

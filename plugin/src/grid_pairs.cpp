@@ -15,9 +15,11 @@ void Grid::Impl::collect_pair_keys() {
     detail::append_cell_pairs(stay, std::span(&stays, 1), config.sweep_threshold, config.kernel, sweep_scratch, pair_keys);
     if (node.is_leaf()) continue;
     for (std::uint32_t s = node.stay_begin; s < node.stay_end; ++s) {
-      const std::uint32_t id = stay.id[s];
-      query_subtree(n, stay.box(s), stay_lattice[s], false,
-                    [&](std::uint32_t other) { pair_keys.push(detail::pair_key(id, other)); });
+      const Box box = stay.box(s);
+      for_each_range(n, stay_lattice[s], false, [&](const detail::EntryArrays& e, detail::CellRange range, std::uint8_t bits) {
+        detail::append_box_pairs(e, range, box, bits, stay.id[s], config.kernel, pair_keys);
+        return true;
+      });
     }
   }
 }

@@ -89,16 +89,16 @@ void padded_cell_bounds(const detail::Lattice& lattice, const Node& node, double
 
 }  // namespace
 
-bool Grid::Impl::query_subtree(std::uint32_t node_index, const Box& query, const LatticeBox& q,
-                               bool include_node_stays, FunctionRef<std::uint32_t> visit) const {
+bool Grid::Impl::for_each_range(std::uint32_t node_index, const LatticeBox& q, bool include_node_stays,
+                                RangeVisitor visit) const {
   const Node& node = nodes[node_index];
   const std::uint8_t bits = query_start_bits(q, node);
-  if (include_node_stays && !visit_overlapping(stay, node.stay_begin, node.stay_end, query, bits, visit)) {
+  if (include_node_stays && node.stay_end > node.stay_begin && !visit(stay, {node.stay_begin, node.stay_end}, bits)) {
     return false;
   }
-  if (node.is_leaf()) return visit_overlapping(leaf, node.leaf_begin, node.leaf_end, query, bits, visit);
+  if (node.is_leaf()) return node.leaf_end == node.leaf_begin || visit(leaf, {node.leaf_begin, node.leaf_end}, bits);
   return for_children_in_range(nodes, node, q, [&](const Node& child) {
-    return query_subtree(static_cast<std::uint32_t>(&child - nodes.data()), query, q, true, visit);
+    return for_each_range(static_cast<std::uint32_t>(&child - nodes.data()), q, true, visit);
   });
 }
 
@@ -162,7 +162,10 @@ bool Grid::Impl::segment_subtree(std::uint32_t node_index, const Segment& segmen
 
 void Grid::for_each_overlap(const Box& box, FunctionRef<std::uint32_t> visit) const {
   if (!is_valid(box) || impl_->nodes.empty()) return;
-  impl_->query_subtree(0, box, impl_->lattice.quantize(box), true, visit);
+  impl_->for_each_range(0, impl_->lattice.quantize(box), true,
+                        [&](const EntryArrays& e, detail::CellRange range, std::uint8_t bits) {
+                          return visit_overlapping(e, range.begin, range.end, box, bits, visit);
+                        });
 }
 
 void Grid::query(const Box& box, std::vector<std::uint32_t>& out) const {

@@ -25,11 +25,6 @@ struct Arrays {
         start(e.start.data()),
         id(e.id.data()) {}
 
-  [[nodiscard]] bool overlap(std::uint32_t i, std::uint32_t j) const noexcept {
-    return lo[0][j] <= hi[0][i] && lo[0][i] <= hi[0][j] && lo[1][j] <= hi[1][i] && lo[1][i] <= hi[1][j] &&
-           lo[2][j] <= hi[2][i] && lo[2][i] <= hi[2][j];
-  }
-
   // Entries after i that may overlap it: the rest of the cell, or in a cell sorted by min x
   // only those starting before i ends.
   [[nodiscard]] std::uint32_t candidates_end(std::uint32_t i, std::uint32_t end, bool sorted) const noexcept {
@@ -37,18 +32,40 @@ struct Arrays {
   }
 };
 
-// A kernel tests, for every entry i of every cell, the entries after it.
+// One box tested against a range of entries: an entry of the same cell, or a staying box
+// against the cells of its subtree.
+struct One {
+  float lo[3];
+  float hi[3];
+  std::uint8_t start;
+  std::uint32_t id;
+
+  [[nodiscard]] static One entry(const Arrays& c, std::uint32_t i) noexcept {
+    return {{c.lo[0][i], c.lo[1][i], c.lo[2][i]}, {c.hi[0][i], c.hi[1][i], c.hi[2][i]}, c.start[i], c.id[i]};
+  }
+  [[nodiscard]] static One box(const Box& b, std::uint8_t start, std::uint32_t id) noexcept {
+    return {{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, start, id};
+  }
+};
+
+// A kernel tests, for every entry i of every cell, the entries after it; a range kernel tests
+// one box against the entries [begin, end). The instruction sets differ in these two only.
 using KernelFunction = void (*)(const Arrays&, std::span<const CellRange>, bool sorted, KeyBuffer&);
+using RangeFunction = void (*)(const Arrays&, const One&, std::uint32_t begin, std::uint32_t end, KeyBuffer&);
+
+void scalar_range(const Arrays& c, const One& one, std::uint32_t begin, std::uint32_t end, KeyBuffer& keys) {
+  for (std::uint32_t j = begin; j < end; ++j) {
+    if (c.lo[0][j] <= one.hi[0] && one.lo[0] <= c.hi[0][j] && c.lo[1][j] <= one.hi[1] && one.lo[1] <= c.hi[1][j] &&
+        c.lo[2][j] <= one.hi[2] && one.lo[2] <= c.hi[2][j] && (one.start | c.start[j]) == kOwnAllAxes) {
+      keys.push(pair_key(one.id, c.id[j]));
+    }
+  }
+}
 
 void scalar_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorted, KeyBuffer& keys) {
   for (const CellRange cell : cells) {
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
-      const std::uint32_t end = c.candidates_end(i, cell.end, sorted);
-      for (std::uint32_t j = i + 1; j < end; ++j) {
-        if (c.overlap(i, j) && (c.start[i] | c.start[j]) == kOwnAllAxes) {
-          keys.push(pair_key(c.id[i], c.id[j]));
-        }
-      }
+      scalar_range(c, One::entry(c, i), i + 1, c.candidates_end(i, cell.end, sorted), keys);
     }
   }
 }
@@ -81,6 +98,15 @@ AGRID_AVX512_INLINE Bounds16 broadcast_bounds(const Arrays& c, std::uint32_t i) 
   for (int a = 0; a < 3; ++a) {
     b.lo[a] = _mm512_set1_ps(c.lo[a][i]);
     b.hi[a] = _mm512_set1_ps(c.hi[a][i]);
+  }
+  return b;
+}
+
+AGRID_AVX512_INLINE Bounds16 broadcast_bounds(const One& one) {
+  Bounds16 b;
+  for (int a = 0; a < 3; ++a) {
+    b.lo[a] = _mm512_set1_ps(one.lo[a]);
+    b.hi[a] = _mm512_set1_ps(one.hi[a]);
   }
   return b;
 }
@@ -129,7 +155,7 @@ constexpr std::uint32_t kSmallCell = 32;
 
 // A small cell fits one or two registers per coordinate: loaded once, each entry is tested
 // against the lanes after it in one step per register, with no inner loop to mispredict.
-__attribute__((target("avx512f"))) void avx512_small_cell(const Arrays& c, CellRange cell, KeyBuffer& keys) {
+AGRID_AVX512_INLINE void avx512_small_cell(const Arrays& c, CellRange cell, KeyBuffer& keys) {
   const std::uint32_t n = cell.end - cell.begin;
   const std::uint32_t b = cell.begin;
   const std::uint32_t registers = (n + 15) / 16;
@@ -146,11 +172,11 @@ __attribute__((target("avx512f"))) void avx512_small_cell(const Arrays& c, CellR
   __mmask16 hits[kSmallCell][kSmallCell / 16];
   std::uint32_t any = 0;
   for (std::uint32_t i = 0; i + 1 < n; ++i) {
-    const Bounds16 one = broadcast_bounds(c, b + i);
+    const Bounds16 bounds = broadcast_bounds(c, b + i);
     const std::uint64_t after_i = cell_lanes & ~((std::uint64_t{2} << i) - 1);
     for (std::uint32_t r = 0; r < registers; ++r) {
       const auto candidates = static_cast<__mmask16>(after_i >> (16 * r));
-      hits[i][r] = owned(overlapping(candidates, lanes[r], one), starts[r], c.start[b + i]);
+      hits[i][r] = owned(overlapping(candidates, lanes[r], bounds), starts[r], c.start[b + i]);
       any |= hits[i][r];
     }
   }
@@ -166,7 +192,25 @@ __attribute__((target("avx512f"))) void avx512_small_cell(const Arrays& c, CellR
   keys.commit(written);
 }
 
-// Sixteen candidates per step: six compares into a lane mask, owner bits widened from bytes.
+// One box against 16 candidates per step: six compares into a lane mask, then owner bits.
+__attribute__((target("avx512f"))) void avx512_range(const Arrays& c, const One& one, std::uint32_t begin,
+                                                      std::uint32_t end, KeyBuffer& keys) {
+  const Bounds16 bounds = broadcast_bounds(one);
+  const __m512i id = _mm512_set1_epi32(static_cast<int>(one.id));
+  // At most one key per candidate, plus a whole register written past the last.
+  std::uint64_t* out = keys.reserve_tail(end - begin + 16);
+  std::uint32_t written = 0;
+  for (std::uint32_t j = begin; j < end; j += 16) {
+    const std::uint32_t left = end - j;
+    const auto in_range = left >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << left) - 1);
+    __mmask16 m = overlapping(in_range, load_bounds(c, j), bounds);
+    if (m == 0) continue;  // the common case in sparse scenes, and well predicted there
+    m = owned(m, load_starts(c, j), one.start);
+    store_keys(out, written, m, id, _mm512_loadu_si512(c.id + j));
+  }
+  keys.commit(written);
+}
+
 __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& arrays, std::span<const CellRange> cells, bool sorted,
                                                        KeyBuffer& keys) {
   // Locals, so that stores of keys cannot be thought to change the arrays' addresses.
@@ -177,58 +221,45 @@ __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& arrays, std:
       continue;
     }
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
-      const std::uint32_t end = c.candidates_end(i, cell.end, sorted);
-      const Bounds16 one = broadcast_bounds(c, i);
-      const __m512i id_i = _mm512_set1_epi32(static_cast<int>(c.id[i]));
-      // At most one key per candidate, plus a whole register written past the last.
-      std::uint64_t* out = keys.reserve_tail(end - i + 16);
-      std::uint32_t written = 0;
-      for (std::uint32_t j = i + 1; j < end; j += 16) {
-        const std::uint32_t left = end - j;
-        const auto in_range = left >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << left) - 1);
-        __mmask16 m = overlapping(in_range, load_bounds(c, j), one);
-        if (m == 0) continue;  // the common case in sparse scenes, and well predicted there
-        m = owned(m, load_starts(c, j), c.start[i]);
-        store_keys(out, written, m, id_i, _mm512_loadu_si512(c.id + j));
-      }
-      keys.commit(written);
+      avx512_range(c, One::entry(c, i), i + 1, c.candidates_end(i, cell.end, sorted), keys);
     }
   }
 }
 
-// Eight candidates per step, the same tests with AVX2 compares and movemask.
-__attribute__((target("avx2"))) void avx2_kernel(const Arrays& arrays, std::span<const CellRange> cells, bool sorted,
-                                                  KeyBuffer& keys) {
-  // Locals, so that stores of keys cannot be thought to change the arrays' addresses.
-  const Arrays c = arrays;
+// One box against 8 candidates per step, the same tests with AVX2 compares and movemask.
+__attribute__((target("avx2"))) void avx2_range(const Arrays& c, const One& one, std::uint32_t begin,
+                                                 std::uint32_t end, KeyBuffer& keys) {
+  __m256 lo[3];
+  __m256 hi[3];
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = _mm256_set1_ps(one.lo[a]);
+    hi[a] = _mm256_set1_ps(one.hi[a]);
+  }
+  const __m256i s = _mm256_set1_epi32(one.start);
   const __m256i own_all = _mm256_set1_epi32(kOwnAllAxes);
+  for (std::uint32_t j = begin; j < end; j += 8) {
+    const std::uint32_t left = end - j;
+    __m256 hit = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    for (int a = 0; a < 3; ++a) {
+      hit = _mm256_and_ps(hit, _mm256_cmp_ps(_mm256_loadu_ps(c.lo[a] + j), hi[a], _CMP_LE_OQ));
+      hit = _mm256_and_ps(hit, _mm256_cmp_ps(lo[a], _mm256_loadu_ps(c.hi[a] + j), _CMP_LE_OQ));
+    }
+    std::uint32_t m = static_cast<std::uint32_t>(_mm256_movemask_ps(hit)) & (left >= 8 ? 0xffu : (1u << left) - 1);
+    if (m == 0) continue;
+    std::int64_t eight_bytes = 0;
+    __builtin_memcpy(&eight_bytes, c.start + j, sizeof eight_bytes);
+    const __m256i sj = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(eight_bytes));
+    const __m256i owned_lanes = _mm256_cmpeq_epi32(_mm256_or_si256(s, sj), own_all);
+    m &= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(owned_lanes)));
+    for (; m != 0; m &= m - 1) keys.push(pair_key(one.id, c.id[j + static_cast<std::uint32_t>(std::countr_zero(m))]));
+  }
+}
+
+__attribute__((target("avx2"))) void avx2_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorted,
+                                                  KeyBuffer& keys) {
   for (const CellRange cell : cells) {
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
-      const std::uint32_t end = c.candidates_end(i, cell.end, sorted);
-      const __m256 l0 = _mm256_set1_ps(c.lo[0][i]), h0 = _mm256_set1_ps(c.hi[0][i]);
-      const __m256 l1 = _mm256_set1_ps(c.lo[1][i]), h1 = _mm256_set1_ps(c.hi[1][i]);
-      const __m256 l2 = _mm256_set1_ps(c.lo[2][i]), h2 = _mm256_set1_ps(c.hi[2][i]);
-      const __m256i s = _mm256_set1_epi32(c.start[i]);
-      for (std::uint32_t j = i + 1; j < end; j += 8) {
-        const std::uint32_t left = end - j;
-        const std::uint32_t lanes = left >= 8 ? 0xffu : (1u << left) - 1;
-        __m256 hit = _mm256_and_ps(_mm256_cmp_ps(_mm256_loadu_ps(c.lo[0] + j), h0, _CMP_LE_OQ),
-                                   _mm256_cmp_ps(l0, _mm256_loadu_ps(c.hi[0] + j), _CMP_LE_OQ));
-        hit = _mm256_and_ps(hit, _mm256_cmp_ps(_mm256_loadu_ps(c.lo[1] + j), h1, _CMP_LE_OQ));
-        hit = _mm256_and_ps(hit, _mm256_cmp_ps(l1, _mm256_loadu_ps(c.hi[1] + j), _CMP_LE_OQ));
-        hit = _mm256_and_ps(hit, _mm256_cmp_ps(_mm256_loadu_ps(c.lo[2] + j), h2, _CMP_LE_OQ));
-        hit = _mm256_and_ps(hit, _mm256_cmp_ps(l2, _mm256_loadu_ps(c.hi[2] + j), _CMP_LE_OQ));
-        std::uint32_t m = static_cast<std::uint32_t>(_mm256_movemask_ps(hit)) & lanes;
-        if (m == 0) continue;
-        std::int64_t eight_bytes = 0;
-        __builtin_memcpy(&eight_bytes, c.start + j, sizeof eight_bytes);
-        const __m256i sj = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(eight_bytes));
-        const __m256i owned = _mm256_cmpeq_epi32(_mm256_or_si256(s, sj), own_all);
-        m &= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(owned)));
-        for (; m != 0; m &= m - 1) {
-          keys.push(pair_key(c.id[i], c.id[j + static_cast<std::uint32_t>(std::countr_zero(m))]));
-        }
-      }
+      avx2_range(c, One::entry(c, i), i + 1, c.candidates_end(i, cell.end, sorted), keys);
     }
   }
 }
@@ -236,17 +267,38 @@ __attribute__((target("avx2"))) void avx2_kernel(const Arrays& arrays, std::span
 #pragma GCC diagnostic pop
 #endif
 
-// The widest kernel this CPU runs, up to the one asked for. The library is compiled for
-// plain x86-64; only these functions use wider instructions, and only where the CPU has them.
-KernelFunction select_kernel(Kernel wanted) noexcept {
+// The widest instruction set this CPU runs, up to the one asked for. The library is compiled
+// for plain x86-64; only the functions above use wider instructions, and only where the CPU
+// has them.
+Kernel available(Kernel wanted) noexcept {
 #ifdef AGRID_X86_KERNELS
   const bool any = wanted == Kernel::automatic;
-  if ((any || wanted == Kernel::avx512) && __builtin_cpu_supports("avx512f")) return avx512_kernel;
-  if ((any || wanted == Kernel::avx512 || wanted == Kernel::avx2) && __builtin_cpu_supports("avx2")) return avx2_kernel;
+  if ((any || wanted == Kernel::avx512) && __builtin_cpu_supports("avx512f")) return Kernel::avx512;
+  if ((any || wanted == Kernel::avx512 || wanted == Kernel::avx2) && __builtin_cpu_supports("avx2")) return Kernel::avx2;
 #else
   (void)wanted;
 #endif
-  return scalar_kernel;
+  return Kernel::scalar;
+}
+
+KernelFunction cell_kernel(Kernel wanted) noexcept {
+  switch (available(wanted)) {
+#ifdef AGRID_X86_KERNELS
+    case Kernel::avx512: return avx512_kernel;
+    case Kernel::avx2: return avx2_kernel;
+#endif
+    default: return scalar_kernel;
+  }
+}
+
+RangeFunction range_kernel(Kernel wanted) noexcept {
+  switch (available(wanted)) {
+#ifdef AGRID_X86_KERNELS
+    case Kernel::avx512: return avx512_range;
+    case Kernel::avx2: return avx2_range;
+#endif
+    default: return scalar_range;
+  }
 }
 
 // Copies the entries of a cell sorted by min x (ties by position, so deterministic), padded.
@@ -265,7 +317,7 @@ void sorted_copy(const EntryArrays& e, CellRange cell, SweepScratch& scratch) {
 
 void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> cells, std::uint32_t sweep_threshold,
                        Kernel wanted, SweepScratch& scratch, KeyBuffer& keys) {
-  const KernelFunction kernel = select_kernel(wanted);
+  const KernelFunction kernel = cell_kernel(wanted);
   const Arrays arrays(entries);
   // Runs of small cells go to the kernel in one call; a large cell is sorted and swept.
   std::size_t run_begin = 0;
@@ -279,6 +331,12 @@ void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> ce
     const CellRange whole{0, cells[k].end - cells[k].begin};
     kernel(Arrays(scratch.sorted), std::span<const CellRange>(&whole, 1), true, keys);
   }
+}
+
+
+void append_box_pairs(const EntryArrays& entries, CellRange range, const Box& box, std::uint8_t box_start,
+                      std::uint32_t box_id, Kernel wanted, KeyBuffer& keys) {
+  range_kernel(wanted)(Arrays(entries), One::box(box, box_start, box_id), range.begin, range.end, keys);
 }
 
 }  // namespace agrid::detail

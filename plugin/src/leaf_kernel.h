@@ -43,4 +43,10 @@ struct SweepScratch {
 void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> cells, std::uint32_t sweep_threshold,
                        Kernel kernel, SweepScratch& scratch, KeyBuffer& keys);
 
+/// Appends the key of (box_id, e) for every entry e of `range` that overlaps `box` and whose
+/// pair with a box of owner bits `box_start` the holding cell owns. `entries` must end with
+/// kKernelPadding padding entries.
+void append_box_pairs(const EntryArrays& entries, CellRange range, const Box& box, std::uint8_t box_start,
+                      std::uint32_t box_id, Kernel kernel, KeyBuffer& keys);
+
 }  // namespace agrid::detail
