@@ -37,38 +37,37 @@ PreparedSegment::PreparedSegment(const Segment& s) noexcept {
   }
 }
 
-namespace {
-
-// x * y, except that a zero factor gives zero even when the other is infinite.
-[[nodiscard]] double product(double x, double y) noexcept { return x == 0.0 || y == 0.0 ? 0.0 : x * y; }
-
-}  // namespace
-
 bool PreparedSegment::meets(const double lo[3], const double hi[3], double* t_enter) const noexcept {
   // Separating axis test of the segment against the grown box: the box's three axes, exactly on
   // the segment's true end points, then the three cross products of the segment's direction
-  // with them. Unlike the parametric slab test it stays exact for segments of any length.
+  // with them. The box is first clipped to the segment's own bounds, which changes nothing
+  // (the segment lies inside them) but keeps every number finite and at the segment's scale:
+  // huge or infinite boxes would otherwise lose all precision in the cross products.
   double grown_lo[3];
   double grown_hi[3];
-  double centre[3];  // of the box, relative to the segment's midpoint
-  double half[3];    // of the box
+  double centre[3];  // of the clipped box, relative to the segment's midpoint
+  double half[3];    // of the clipped box
   double half_direction[3];
   for (int a = 0; a < 3; ++a) {
     // Bounds may be infinite; origin and extent are finite, so no NaN arises here.
+    const double segment_lo = std::min(origin[a], end[a]);
+    const double segment_hi = std::max(origin[a], end[a]);
     grown_lo[a] = lo[a] - extent_hi[a];
     grown_hi[a] = hi[a] - extent_lo[a];
-    if (std::max(origin[a], end[a]) < grown_lo[a] || std::min(origin[a], end[a]) > grown_hi[a]) return false;
+    if (segment_hi < grown_lo[a] || segment_lo > grown_hi[a]) return false;
+    grown_lo[a] = std::max(grown_lo[a], segment_lo);
+    grown_hi[a] = std::min(grown_hi[a], segment_hi);
     const double midpoint = 0.5 * origin[a] + 0.5 * end[a];
-    centre[a] = (0.5 * grown_lo[a] + 0.5 * grown_hi[a]) - midpoint;  // NaN for a box infinite both ways
+    centre[a] = (0.5 * grown_lo[a] + 0.5 * grown_hi[a]) - midpoint;
     half[a] = 0.5 * grown_hi[a] - 0.5 * grown_lo[a];
     half_direction[a] = 0.5 * end[a] - 0.5 * origin[a];
   }
   for (int a = 0; a < 3; ++a) {
     const int b = (a + 1) % 3;
     const int c = (a + 2) % 3;
-    // Axis direction x e_a; a NaN or infinite side (a box infinite on b or c) never separates.
-    const double distance = std::abs(product(half_direction[b], centre[c]) - product(half_direction[c], centre[b]));
-    const double radius = product(half[b], std::abs(half_direction[c])) + product(half[c], std::abs(half_direction[b]));
+    // Axis direction x e_a.
+    const double distance = std::abs(half_direction[b] * centre[c] - half_direction[c] * centre[b]);
+    const double radius = half[b] * std::abs(half_direction[c]) + half[c] * std::abs(half_direction[b]);
     if (distance > radius) return false;
   }
   // Where the segment enters: only to choose the one cell that reports the hit, so rounding here

@@ -1,5 +1,6 @@
 #pragma once
-// The slab test in double precision: the one definition of "a segment meets a box" in agrid.
+// The segment-against-box test in double precision: the one definition of "a segment meets a
+// box" in agrid.
 
 #include <cstdint>
 
@@ -7,7 +8,7 @@
 
 namespace agrid::detail {
 
-/// A valid segment prepared for repeated slab tests: origin and direction in double.
+/// A valid segment prepared for repeated tests against boxes: its points in double.
 struct PreparedSegment {
   double origin[3];
   double end[3];        ///< `to`, exactly: rounding of the direction must not lengthen the segment.

@@ -273,3 +273,27 @@ TEST(Hits, AgreesWithIndependentSlabTestAwayFromTheBorderline) {
 
 }  // namespace
 }  // namespace agrid::test
+
+namespace agrid::test {
+namespace {
+
+// Found by review: the cross-product tests lost all precision on boxes huge or infinite beside
+// the segment (false hits, and a miss).
+TEST(Hits, HugeAndInfiniteBoxesBesideShortSegments) {
+  const auto ray = [](Vec3 from, Vec3 to) { return Segment{from, to, Box{}}; };
+  // x + z = -0.5 < 0 on the segment: it passes 0.35 away from the box's edge.
+  EXPECT_FALSE(hits(ray({-1, 0.5f, 0.5f}, {0.5f, 0.5f, -1}), Box{{0, 0, 0}, {1, 1, 1e18f}}));
+  // x + z = 2 on the segment, at most 1 in the box: half-infinite and -1e18 boxes alike.
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(hits(ray({-1, 0.5f, 3}, {2, 0.5f, 0}), Box{{-inf, 0, 0}, {0, 1, 1}}));
+  EXPECT_FALSE(hits(ray({-1, 0.5f, 3}, {2, 0.5f, 0}), Box{{-1e18f, 0, 0}, {0, 1, 1}}));
+  // A true hit for t in [0.23396, 0.23992], with a box reaching 1e18 on y.
+  const Box tall{{-0x1.312918p+23f, -0x1.312a44p+23f, -0x1.312c1p+23f}, {-0x1.312918p+23f, 0x1.bc16d6p+59f, -0x1.312c1p+23f}};
+  const Segment swept{{-0x1.312874p+23f, -0x1.312908p+23f, -0x1.312ce2p+23f},
+                      {-0x1.312a86p+23f, -0x1.312c24p+23f, -0x1.3128dp+23f},
+                      Box{{-20, 0, -20}, {0, 20, 20}}};
+  EXPECT_TRUE(hits(swept, tall));
+}
+
+}  // namespace
+}  // namespace agrid::test

@@ -7,8 +7,8 @@
 namespace agrid {
 
 /// The deepest level of the grid: the root is level 0 and each level splits a cell 4x4x4, so
-/// cells are quantised on a lattice of 4^kMaxDepth = 2^24 steps per axis. 24 bits is what a
-/// float holds exactly, so the quantisation is exact integer arithmetic on floats.
+/// cells are quantised on a lattice of 4^kMaxDepth = 2^24 steps per axis: every lattice
+/// coordinate is an integer a float holds exactly.
 inline constexpr std::uint32_t kMaxDepth = 12;
 
 /// Which instruction set the pair kernel uses.

@@ -1,5 +1,5 @@
 #pragma once
-// Segment: a line segment, optionally sweeping a box, and the exact test of it against a box.
+// Segment: a line segment, optionally sweeping a box, and the test of it against a box.
 
 #include "agrid/box.h"
 
@@ -18,7 +18,8 @@ struct Segment {
 [[nodiscard]] bool is_valid(const Segment& s) noexcept;
 
 /// True iff the valid segment `s` meets the valid box `b` grown by the extent, that is
-/// [b.min - extent.max, b.max - extent.min], as closed boxes. This single function decides
+/// [b.min - extent.max, b.max - extent.min], as closed boxes, computed in double precision with
+/// rounding relative to the segment's own size (whatever the box's). This single function decides
 /// every segment hit in agrid, so queries agree exactly with a brute-force loop over it.
 [[nodiscard]] bool hits(const Segment& s, const Box& b) noexcept;
 
