@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "agrid/box.h"
@@ -12,6 +14,15 @@ namespace agrid::detail {
 
 /// All three owner bits set: the pair's owner cell is this one on every axis.
 inline constexpr std::uint8_t kOwnAllAxes = 0b111;
+
+/// `count` as a 32-bit entry count; throws std::length_error if it does not fit (ids and entry
+/// indices are 32-bit, so inputs near 2^32 boxes with many copies are refused, never wrapped).
+[[nodiscard]] inline std::uint32_t checked_entry_count(std::uint64_t count) {
+  if (count >= std::numeric_limits<std::uint32_t>::max()) {
+    throw std::length_error("agrid::Grid::build: more than 2^32 - 2 box copies");
+  }
+  return static_cast<std::uint32_t>(count);
+}
 
 /// A box on its way down the levels of a build: one record, so that distributing boxes to
 /// 64 children writes 64 streams, not 64 per array.
@@ -54,8 +65,8 @@ struct EntryArrays {
   /// The arrays only ever grow, so a warm frame neither allocates nor clears memory.
   std::uint32_t grow(std::uint32_t n) {
     const std::uint32_t first = count_;
-    count_ += n;
-    if (id.size() < count_) reserve(static_cast<std::uint32_t>(std::max<std::size_t>(count_, 2 * id.size())));
+    count_ = checked_entry_count(std::uint64_t{count_} + n);
+    if (id.size() < count_) reserve(checked_entry_count(std::max<std::uint64_t>(count_, 2 * std::uint64_t{id.size()})));
     return first;
   }
 

@@ -76,6 +76,21 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   if (boxes.size() >= std::numeric_limits<std::uint32_t>::max()) {
     throw std::length_error("agrid::Grid::build: at most 2^32 - 2 boxes are supported");
   }
+  try {
+    build_levels(boxes);
+  } catch (...) {
+    // Out of memory, or too many box copies: leave an empty grid, never a half-built one.
+    nodes.clear();
+    leaf.clear();
+    stay.clear();
+    stay_lattice.clear();
+    leaf_cells.clear();
+    stats = GridStats{};
+    throw;
+  }
+}
+
+void Grid::Impl::build_levels(std::span<const Box> boxes) {
   const auto count = static_cast<std::uint32_t>(boxes.size());
   nodes.clear();
   leaf.clear();
@@ -88,7 +103,8 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   lattice = detail::fit_lattice(boxes);
   // A first frame sizes the arrays for the common case at once (every box in a leaf, a quarter
   // of them copied into a second cell) instead of growing them step by step.
-  const std::uint32_t expected_entries = count + count / 4;
+  const auto expected_entries = static_cast<std::uint32_t>(std::min<std::uint64_t>(
+      std::uint64_t{count} + count / 4, std::numeric_limits<std::uint32_t>::max() - 1 - detail::kKernelPadding));
   if (level_entries.size() < expected_entries) level_entries.resize(expected_entries);  // grow only
   if (next_entries.size() < expected_entries) next_entries.resize(expected_entries);
   leaf.reserve(expected_entries + detail::kKernelPadding);
@@ -124,18 +140,13 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   std::swap(level_entries, next_entries);
   std::swap(pending, next_pending);
 
-  for (std::uint32_t level = 1; !pending.empty(); ++level) {
-    stats.depth = std::max(stats.depth, level);
+  // Pending nodes hold more than leaf_capacity entries above the deepest level: a split makes
+  // every other child a leaf at once.
+  while (!pending.empty()) {
     next_count = 0;
     next_pending.clear();
     const RecordSource records{level_entries.data()};
-    for (const detail::PendingNode& p : pending) {
-      if (p.end - p.begin <= config.leaf_capacity || level == kMaxDepth) {
-        make_leaf(p, records);
-      } else {
-        split(p, records);
-      }
-    }
+    for (const detail::PendingNode& p : pending) split(p, records);
     std::swap(level_entries, next_entries);
     std::swap(pending, next_pending);
   }
@@ -228,17 +239,18 @@ void Grid::Impl::split(const detail::PendingNode& p, const Source& source) {
     mask |= std::uint64_t{1} << i;
     const auto child = static_cast<std::uint32_t>(nodes.size());
     nodes.push_back(Node{{base[0] + (i & 3u), base[1] + ((i >> 2) & 3u), base[2] + (i >> 4)}, level + 1, 0, 0, 0, 0, 0, 0});
+    stats.depth = std::max(stats.depth, level + 1);
     if (counts[i] <= config.leaf_capacity || level + 1 == kMaxDepth) {
       leaf_children |= std::uint64_t{1} << i;
       offsets[i] = leaf.grow(counts[i]);
       nodes[child].leaf_begin = offsets[i];
       nodes[child].leaf_end = offsets[i] + counts[i];
       if (counts[i] >= 2) leaf_cells.push_back({offsets[i], offsets[i] + counts[i]});
-      stats.depth = std::max(stats.depth, level + 1);
     } else {
       offsets[i] = next_count;
-      next_pending.push_back({child, next_count, next_count + counts[i]});
-      next_count += counts[i];
+      const std::uint32_t end = detail::checked_entry_count(std::uint64_t{next_count} + counts[i]);
+      next_pending.push_back({child, next_count, end});
+      next_count = end;
     }
   }
   nodes[node_index].child_mask = mask;

@@ -58,7 +58,7 @@ struct Grid::Impl {
   std::vector<detail::WorkEntry> level_entries;  ///< Boxes of the level being split.
   std::vector<detail::WorkEntry> next_entries;   ///< Boxes of the level below (grow only) ...
   std::uint32_t next_count = 0;                  ///< ... of which this many are in use.
-  std::vector<std::uint16_t> child_codes;        ///< Per entry: first child, spread, stay flag.
+  std::vector<std::uint16_t> child_codes;        ///< Per entry: its ChildCoder code for the split.
   std::vector<detail::PendingNode> pending;
   std::vector<detail::PendingNode> next_pending;
 
@@ -71,6 +71,7 @@ struct Grid::Impl {
   explicit Impl(const Config& c) : config(c) {}
 
   void build(std::span<const Box> boxes);
+  void build_levels(std::span<const Box> boxes);
   /// Makes node p a leaf of the entries `source` holds in [p.begin, p.end).
   template <class Source>
   void make_leaf(const detail::PendingNode& p, const Source& source);

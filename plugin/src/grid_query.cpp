@@ -85,11 +85,12 @@ void padded_cell_bounds(const detail::Lattice& lattice, const Node& node, double
   // Quantisation rounds x - origin to a float (2^-24 of the larger magnitude) and the product
   // to a float (half a lattice step); pad by well over both. Cells are culled, never trusted.
   const double lattice_step = lattice.cell_size_root / detail::kLatticeSteps;
-  constexpr double kRelativePad = 0x1p-20;
+  constexpr double kLatticeStepsPad = 2.0;  // the product's rounding is half a step
+  constexpr double kRelativePad = 0x1p-20;  // x - origin rounds by 2^-24 of the larger magnitude
   for (int a = 0; a < 3; ++a) {
     const double l = lattice.origin[a] + size * node.cell[a];
     const double h = l + size;
-    const double pad = 2.0 * lattice_step + (std::abs(lattice.origin[a]) + std::abs(l) + std::abs(h)) * kRelativePad +
+    const double pad = kLatticeStepsPad * lattice_step + (std::abs(lattice.origin[a]) + std::abs(l) + std::abs(h)) * kRelativePad +
                        segment_pad;
     lo[a] = node.cell[a] == 0 ? -std::numeric_limits<double>::infinity() : l - pad;
     hi[a] = node.cell[a] + 1 == cells ? std::numeric_limits<double>::infinity() : h + pad;

@@ -144,6 +144,7 @@ AGRID_AVX512_INLINE void store_keys(std::uint64_t* out, std::uint32_t& written, 
                       _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(second, 1)));
   const auto m_low = static_cast<__mmask8>(m);
   const auto m_high = static_cast<__mmask8>(m >> 8);
+  // Inside AVX-512 code std::popcount is the popcnt instruction (unlike in plain x86-64 code).
   _mm512_storeu_si512(out + written, _mm512_maskz_compress_epi64(m_low, keys_low));
   written += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(m_low)));
   _mm512_storeu_si512(out + written, _mm512_maskz_compress_epi64(m_high, keys_high));

@@ -35,13 +35,13 @@ void radix_sort(std::span<std::uint64_t> keys, std::vector<std::uint64_t>& scrat
   out.resize(keys.size());
   std::uint64_t* from = keys.data();
   std::uint64_t* to = scratch.data();
-  std::array<std::uint32_t, std::size_t{1} << kMaxDigitBits> offsets{};
+  std::array<std::size_t, std::size_t{1} << kMaxDigitBits> offsets{};
   for (unsigned pass = 0; pass < passes; ++pass) {
     const unsigned shift = pass * digit_bits;
     const auto digit = [&](std::uint64_t key) { return (packing.pack(key) >> shift) & digit_mask; };
-    std::fill(offsets.begin(), offsets.end(), 0u);
+    std::fill(offsets.begin(), offsets.end(), std::size_t{0});
     for (std::size_t i = 0; i < keys.size(); ++i) ++offsets[digit(from[i])];
-    std::uint32_t sum = 0;
+    std::size_t sum = 0;
     for (std::uint64_t d = 0; d <= digit_mask; ++d) sum += std::exchange(offsets[d], sum);
     if (pass + 1 < passes) {
       for (std::size_t i = 0; i < keys.size(); ++i) to[offsets[digit(from[i])]++] = from[i];
