@@ -76,28 +76,26 @@ void Grid::Impl::build(std::span<const Box> boxes) {
   if (boxes.size() >= std::numeric_limits<std::uint32_t>::max()) {
     throw std::length_error("agrid::Grid::build: at most 2^32 - 2 boxes are supported");
   }
+  clear();
   try {
     build_levels(boxes);
   } catch (...) {
-    // Out of memory, or too many box copies: leave an empty grid, never a half-built one.
-    nodes.clear();
-    leaf.clear();
-    stay.clear();
-    stay_lattice.clear();
-    leaf_cells.clear();
-    stats = GridStats{};
+    clear();  // out of memory, or too many box copies: an empty grid, never a half-built one
     throw;
   }
 }
 
-void Grid::Impl::build_levels(std::span<const Box> boxes) {
-  const auto count = static_cast<std::uint32_t>(boxes.size());
+void Grid::Impl::clear() noexcept {
   nodes.clear();
   leaf.clear();
   stay.clear();
   stay_lattice.clear();
   leaf_cells.clear();
   stats = GridStats{};
+}
+
+void Grid::Impl::build_levels(std::span<const Box> boxes) {
+  const auto count = static_cast<std::uint32_t>(boxes.size());
   stats.boxes = count;
 
   lattice = detail::fit_lattice(boxes);

@@ -72,6 +72,8 @@ struct Grid::Impl {
 
   void build(std::span<const Box> boxes);
   void build_levels(std::span<const Box> boxes);
+  /// Empties the grid, keeping its memory.
+  void clear() noexcept;
   /// Makes node p a leaf of the entries `source` holds in [p.begin, p.end).
   template <class Source>
   void make_leaf(const detail::PendingNode& p, const Source& source);

@@ -282,23 +282,19 @@ Kernel available(Kernel wanted) noexcept {
   return Kernel::scalar;
 }
 
-KernelFunction cell_kernel(Kernel wanted) noexcept {
-  switch (available(wanted)) {
-#ifdef AGRID_X86_KERNELS
-    case Kernel::avx512: return avx512_kernel;
-    case Kernel::avx2: return avx2_kernel;
-#endif
-    default: return scalar_kernel;
-  }
-}
+// The two functions of one instruction set.
+struct Kernels {
+  KernelFunction cells;
+  RangeFunction range;
+};
 
-RangeFunction range_kernel(Kernel wanted) noexcept {
+Kernels kernels(Kernel wanted) noexcept {
   switch (available(wanted)) {
 #ifdef AGRID_X86_KERNELS
-    case Kernel::avx512: return avx512_range;
-    case Kernel::avx2: return avx2_range;
+    case Kernel::avx512: return {avx512_kernel, avx512_range};
+    case Kernel::avx2: return {avx2_kernel, avx2_range};
 #endif
-    default: return scalar_range;
+    default: return {scalar_kernel, scalar_range};
   }
 }
 
@@ -318,7 +314,7 @@ void sorted_copy(const EntryArrays& e, CellRange cell, SweepScratch& scratch) {
 
 void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> cells, std::uint32_t sweep_threshold,
                        Kernel wanted, SweepScratch& scratch, KeyBuffer& keys) {
-  const KernelFunction kernel = cell_kernel(wanted);
+  const KernelFunction kernel = kernels(wanted).cells;
   const Arrays arrays(entries);
   // Runs of small cells go to the kernel in one call; a large cell is sorted and swept.
   std::size_t run_begin = 0;
@@ -337,7 +333,7 @@ void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> ce
 
 void append_box_pairs(const EntryArrays& entries, CellRange range, const Box& box, std::uint8_t box_start,
                       std::uint32_t box_id, Kernel wanted, KeyBuffer& keys) {
-  range_kernel(wanted)(Arrays(entries), One::box(box, box_start, box_id), range.begin, range.end, keys);
+  kernels(wanted).range(Arrays(entries), One::box(box, box_start, box_id), range.begin, range.end, keys);
 }
 
 }  // namespace agrid::detail
