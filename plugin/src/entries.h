@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agrid/box.h"
+#include "uninitialized_vector.h"
 
 namespace agrid::detail {
 
@@ -40,10 +41,10 @@ struct alignas(32) WorkEntry {
 
 /// Copies of boxes held by nodes, in structure-of-arrays form for vectorised tests.
 struct EntryArrays {
-  std::vector<float> lo[3];
-  std::vector<float> hi[3];
-  std::vector<std::uint32_t> id;
-  std::vector<std::uint8_t> start;  ///< Owner bits, as in WorkEntry::start.
+  UninitializedVector<float> lo[3];
+  UninitializedVector<float> hi[3];
+  UninitializedVector<std::uint32_t> id;
+  UninitializedVector<std::uint8_t> start;  ///< Owner bits, as in WorkEntry::start.
 
   /// Forgets the entries, keeps the memory.
   void clear() noexcept { count_ = 0; }

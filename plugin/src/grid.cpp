@@ -15,8 +15,8 @@ namespace {
   return config;
 }
 
-template <class T>
-[[nodiscard]] std::size_t capacity_bytes(const std::vector<T>& v) noexcept {
+template <class T, class Allocator>
+[[nodiscard]] std::size_t capacity_bytes(const std::vector<T, Allocator>& v) noexcept {
   return v.capacity() * sizeof(T);
 }
 

@@ -55,16 +55,16 @@ struct Grid::Impl {
   GridStats stats;
 
   // Build scratch, reused between frames.
-  std::vector<detail::WorkEntry> level_entries;  ///< Boxes of the level being split.
-  std::vector<detail::WorkEntry> next_entries;   ///< Boxes of the level below (grow only) ...
+  detail::UninitializedVector<detail::WorkEntry> level_entries;  ///< Boxes of the level being split.
+  detail::UninitializedVector<detail::WorkEntry> next_entries;   ///< Boxes of the level below ...
   std::uint32_t next_count = 0;                  ///< ... of which this many are in use.
-  std::vector<std::uint16_t> child_codes;        ///< Per entry: its ChildCoder code for the split.
+  detail::UninitializedVector<std::uint16_t> child_codes;        ///< Per entry: its ChildCoder code for the split.
   std::vector<detail::PendingNode> pending;
   std::vector<detail::PendingNode> next_pending;
 
   // Pair scratch, reused between frames.
   detail::KeyBuffer pair_keys;
-  std::vector<std::uint64_t> pair_keys_scratch;
+  detail::UninitializedVector<std::uint64_t> pair_keys_scratch;
   detail::SweepScratch sweep_scratch;
   std::vector<Pair> pairs_for_visit;             ///< for_each_pair's sorted pairs.
 

@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include "uninitialized_vector.h"
+
 namespace agrid::detail {
 
 /// A grow-only buffer of 64-bit pair keys. Its storage never shrinks, so a warm frame neither
@@ -36,7 +38,7 @@ class KeyBuffer {
   [[nodiscard]] std::size_t bytes_held() const noexcept { return storage_.capacity() * sizeof(std::uint64_t); }
 
  private:
-  std::vector<std::uint64_t> storage_;
+  UninitializedVector<std::uint64_t> storage_;
   std::size_t count_ = 0;
 };
 

@@ -25,7 +25,7 @@ struct Packing {
 };
 
 // LSD radix sort on the packed keys, the last pass writing the Pairs into `out`.
-void radix_sort(std::span<std::uint64_t> keys, std::vector<std::uint64_t>& scratch, Packing packing,
+void radix_sort(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, Packing packing,
                 std::vector<Pair>& out) {
   const unsigned key_bits = 2 * packing.id_bits;
   const unsigned passes = std::max(1u, (key_bits + kMaxDigitBits - 1) / kMaxDigitBits);
@@ -54,7 +54,7 @@ void radix_sort(std::span<std::uint64_t> keys, std::vector<std::uint64_t>& scrat
 
 }  // namespace
 
-void sort_pairs(std::span<std::uint64_t> keys, std::vector<std::uint64_t>& scratch, std::uint32_t id_limit,
+void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, std::uint32_t id_limit,
                 std::vector<Pair>& out) {
   const Packing packing{static_cast<unsigned>(std::bit_width(id_limit))};
   if (keys.size() >= kRadixMinimum) {

@@ -6,13 +6,14 @@
 #include <vector>
 
 #include "agrid/pair.h"
+#include "uninitialized_vector.h"
 
 namespace agrid::detail {
 
 /// Replaces `out` with the pairs of `keys` (as made by pair_key) in ascending order. `keys` is
 /// left in an unspecified state; `scratch` is working memory (grow only). Every id is below
 /// `id_limit`.
-void sort_pairs(std::span<std::uint64_t> keys, std::vector<std::uint64_t>& scratch, std::uint32_t id_limit,
+void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, std::uint32_t id_limit,
                 std::vector<Pair>& out);
 
 }  // namespace agrid::detail
