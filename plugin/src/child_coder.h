@@ -21,6 +21,12 @@ inline constexpr std::uint32_t kStartShift = 10;
 // At the root, an invalid box's code: it takes part in nothing.
 inline constexpr std::uint16_t kSkipFlag = 1u << 13;
 
+// A grandchild code (the root's level-2 cells, 16 per axis): the lowest cell x + 16y + 256z
+// (12 bits), the axes on which the box also overlaps the next cell (3 bits), and a flag for a
+// box too large to descend that far or invalid.
+inline constexpr std::uint32_t kGrandchildSpreadShift = 12;
+inline constexpr std::uint16_t kGrandchildRefused = 1u << 15;
+
 // Computes codes for the children (at `child_shift`) of the cell whose first child is `base`,
 // from six floats: min x, y, z, max x, y, z (the layout of a Box and of a WorkEntry).
 class ChildCoder {
@@ -35,6 +41,33 @@ class ChildCoder {
     shift_ = _mm_cvtsi32_si128(static_cast<int>(child_shift));
     bases_ = _mm_setr_epi32(static_cast<int>(base[0]), static_cast<int>(base[1]), static_cast<int>(base[2]), 0);
     span_limit_ = _mm_set1_epi32(static_cast<int>(big_span) - 1);
+#endif
+  }
+
+  /// For a coder of the root's grandchildren (child_shift of level 2, base 0): the box's
+  /// grandchild code.
+  [[nodiscard]] std::uint16_t grandchild_code(const float* bounds) const noexcept {
+#if defined(__SSE2__)
+    const __m128i g_lo = cells(_mm_loadu_ps(bounds));
+    const __m128 tail = _mm_loadu_ps(bounds + 2);
+    const __m128i g_hi = cells(_mm_shuffle_ps(tail, tail, _MM_SHUFFLE(3, 3, 2, 1)));
+    const std::uint32_t large = lanes(_mm_cmpgt_epi32(_mm_sub_epi32(g_hi, g_lo), span_limit_));
+    const std::uint32_t spread = lanes(_mm_cmpgt_epi32(g_hi, g_lo));
+    __m128i index = _mm_madd_epi16(g_lo, _mm_setr_epi32(1, 16, 256, 0));  // x + 16y + 256z
+    index = _mm_add_epi32(index, _mm_shuffle_epi32(index, _MM_SHUFFLE(1, 0, 3, 2)));
+    index = _mm_add_epi32(index, _mm_shuffle_epi32(index, _MM_SHUFFLE(2, 3, 0, 1)));
+    return static_cast<std::uint16_t>(static_cast<std::uint32_t>(_mm_cvtsi128_si32(index)) |
+                                      (spread << kGrandchildSpreadShift) | (large != 0 ? kGrandchildRefused : 0u));
+#else
+    std::uint32_t code = 0;
+    for (int a = 0; a < 3; ++a) {
+      const std::uint32_t g_lo = lattice_.quantize(bounds[a], a) >> child_shift_;
+      const std::uint32_t g_hi = lattice_.quantize(bounds[3 + a], a) >> child_shift_;
+      code |= g_lo << (4 * a);
+      code |= static_cast<std::uint32_t>(g_hi > g_lo) << (kGrandchildSpreadShift + a);
+      code |= static_cast<std::uint32_t>(g_hi - g_lo >= big_span_) * kGrandchildRefused;
+    }
+    return static_cast<std::uint16_t>(code);
 #endif
   }
 

@@ -70,6 +70,45 @@ struct BoxSource {
   }
 };
 
+/// The root's grandchildren: 16 x 16 x 16 cells of level 2.
+constexpr std::uint32_t kGrandchildren = 4096;
+constexpr std::uint32_t kGrandchildIndexMask = kGrandchildren - 1;
+/// The root is split straight into its grandchildren when it holds more than this many times
+/// leaf_capacity boxes (as many as its children): then its children would split too.
+constexpr std::uint32_t kTwoLevelFactor = 64;
+
+/// Boxes whose grandchild codes are tried before committing to the two-level split.
+constexpr std::uint32_t kTwoLevelSamples = 1024;
+
+// The offset, among grandchildren x + 16y + 256z, of the next cell on the given axes.
+[[nodiscard]] constexpr std::uint32_t grandchild_offset(std::uint32_t axes) noexcept {
+  return (axes & 1u) + 16 * ((axes >> 1) & 1u) + 256 * (axes >> 2);
+}
+
+// Copies of a box with this grandchild code among the root's children and grandchildren.
+struct TwoLevelCopies {
+  std::uint64_t children = 0;
+  std::uint64_t grandchildren = 0;
+
+  void add(std::uint16_t code) noexcept {
+    const std::uint32_t spread = (code >> detail::kGrandchildSpreadShift) & 7u;
+    // Axes on which the box also reaches the next child: it spreads from a lowest cell that is
+    // the last of its child (low two bits of that axis's 4-bit coordinate set).
+    const std::uint32_t last = code & (code >> 1) & 0x111u;
+    const std::uint32_t child_axes = spread & ((last & 1u) | ((last >> 3) & 2u) | ((last >> 6) & 4u));
+    children += kSpread.count[child_axes];
+    grandchildren += kSpread.count[spread];
+  }
+
+  // Whether splitting the root and then every child pays, by the rule a split of one level
+  // applies (Config::max_copies_per_box), for boxes in all.
+  [[nodiscard]] bool pays(const Config& config, std::uint64_t boxes) const noexcept {
+    const double limit = config.max_copies_per_box;
+    return static_cast<double>(children) <= limit * static_cast<double>(boxes) &&
+           static_cast<double>(grandchildren) <= limit * static_cast<double>(children);
+  }
+};
+
 }  // namespace
 
 void Grid::Impl::build(std::span<const Box> boxes) {
@@ -107,34 +146,14 @@ void Grid::Impl::build_levels(std::span<const Box> boxes) {
   if (next_entries.size() < expected_entries) next_entries.resize(expected_entries);
   leaf.reserve(expected_entries + detail::kKernelPadding);
 
-  // The root's split codes, straight from the caller's boxes.
   static_assert(sizeof(Box) == 6 * sizeof(float), "a Box is min x, y, z, max x, y, z");
   if (child_codes.size() < count) child_codes.resize(count);
-  const std::uint32_t root_base[3] = {0, 0, 0};
-  const detail::ChildCoder root_coder(lattice, detail::level_shift(1), root_base, config.big_span);
-  std::uint32_t valid = 0;
-  std::uint32_t oversize = 0;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const Box& b = boxes[i];
-    const bool ok = is_valid(b);
-    const std::uint16_t code = ok ? root_coder.code(&b.min.x) : kSkipFlag;
-    child_codes[i] = code;
-    valid += ok;
-    oversize += (code & kStayFlag) != 0;
-  }
-  stats.invalid_boxes = count - valid;
-  // Boxes too large for the root's children count as oversize even when the root stays a leaf.
-  stats.oversize_boxes = oversize;
-
   nodes.push_back(Node{{0, 0, 0}, 0, 0, 0, 0, 0, 0, 0});
   next_count = 0;
   next_pending.clear();
-  const detail::PendingNode root{0, 0, count};
-  if (valid <= config.leaf_capacity) {
-    make_leaf(root, BoxSource{boxes.data()});
-  } else {
-    split(root, BoxSource{boxes.data()});
-  }
+  // Many boxes: the root's children would all split again, so distribute the boxes straight to
+  // the root's grandchildren (one pass less over every box), unless some are too large for them.
+  if (count <= kTwoLevelFactor * config.leaf_capacity || !split_root_in_two_levels(boxes)) split_root(boxes);
   std::swap(level_entries, next_entries);
   std::swap(pending, next_pending);
 
@@ -158,6 +177,155 @@ void Grid::Impl::build_levels(std::span<const Box> boxes) {
   stats.leaf_entries = leaf.size() - detail::kKernelPadding;
   stats.staying_entries = stay.size() - detail::kKernelPadding;
   stats.bytes_held = bytes_held();
+}
+
+void Grid::Impl::split_root(std::span<const Box> boxes) {
+  // The root's split codes, straight from the caller's boxes.
+  const auto count = static_cast<std::uint32_t>(boxes.size());
+  const std::uint32_t root_base[3] = {0, 0, 0};
+  const detail::ChildCoder root_coder(lattice, detail::level_shift(1), root_base, config.big_span);
+  std::uint32_t valid = 0;
+  std::uint32_t oversize = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const Box& b = boxes[i];
+    const bool ok = is_valid(b);
+    const std::uint16_t code = ok ? root_coder.code(&b.min.x) : kSkipFlag;
+    child_codes[i] = code;
+    valid += ok;
+    oversize += (code & kStayFlag) != 0;
+  }
+  stats.invalid_boxes = count - valid;
+  // Boxes too large for the root's children count as oversize even when the root stays a leaf.
+  stats.oversize_boxes = oversize;
+
+  const detail::PendingNode root{0, 0, count};
+  if (valid <= config.leaf_capacity) {
+    make_leaf(root, BoxSource{boxes.data()});
+  } else {
+    split(root, BoxSource{boxes.data()});
+  }
+}
+
+bool Grid::Impl::split_root_in_two_levels(std::span<const Box> boxes) {
+  const auto count = static_cast<std::uint32_t>(boxes.size());
+  const std::uint32_t root_base[3] = {0, 0, 0};
+  const detail::ChildCoder coder(lattice, detail::level_shift(2), root_base, config.big_span);
+  // A sample decides whether splitting two levels pays, by the rule a one-level split applies,
+  // so that scenes of large boxes do not pay for a pass that is then refused.
+  TwoLevelCopies sampled;
+  std::uint32_t sampled_boxes = 0;
+  for (std::uint32_t i = 0; i < count; i += std::max<std::uint32_t>(1, count / kTwoLevelSamples)) {
+    if (!is_valid(boxes[i])) continue;
+    const std::uint16_t code = coder.grandchild_code(&boxes[i].min.x);
+    if (code & detail::kGrandchildRefused) return false;
+    sampled.add(code);
+    ++sampled_boxes;
+  }
+  if (!sampled.pays(config, sampled_boxes)) return false;
+
+  grandchild_counts.assign(kGrandchildren, 0);
+  std::uint32_t valid = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const Box& b = boxes[i];
+    if (!is_valid(b)) {
+      child_codes[i] = detail::kGrandchildRefused;
+      continue;
+    }
+    const std::uint16_t code = coder.grandchild_code(&b.min.x);
+    if (code & detail::kGrandchildRefused) return false;  // too large to descend two levels
+    child_codes[i] = code;
+    ++valid;
+    const std::uint32_t first = code & kGrandchildIndexMask;
+    const std::uint32_t spread = (code >> detail::kGrandchildSpreadShift) & 7u;
+    for (std::uint32_t k = 0; k < kSpread.count[spread]; ++k) {
+      ++grandchild_counts[first + grandchild_offset(kSpread.axes[spread][k])];
+    }
+  }
+  stats.invalid_boxes = count - valid;
+  stats.oversize_boxes = 0;  // no box is too large even for level 2
+
+  // Which children of the root, and which of their children, hold boxes.
+  std::array<std::uint64_t, 64> grandchild_masks{};
+  std::uint64_t child_mask = 0;
+  for (std::uint32_t g = 0; g < kGrandchildren; ++g) {
+    if (grandchild_counts[g] == 0) continue;
+    const std::uint32_t x = g & 15u, y = (g >> 4) & 15u, z = g >> 8;
+    const std::uint32_t child = detail::child_index(x >> 2, y >> 2, z >> 2);
+    child_mask |= std::uint64_t{1} << child;
+    grandchild_masks[child] |= std::uint64_t{1} << detail::child_index(x & 3u, y & 3u, z & 3u);
+  }
+  nodes[0].child_mask = child_mask;
+  nodes[0].first_child = 1;
+  for (std::uint32_t c = 0; c < 64; ++c) {
+    if ((child_mask >> c) & 1u) nodes.push_back(Node{{c & 3u, (c >> 2) & 3u, c >> 4}, 1, grandchild_masks[c], 0, 0, 0, 0, 0});
+  }
+  // The grandchildren, breadth first: grouped by parent, each group in ascending order. Small
+  // ones are leaves at once; the others are split further, level by level.
+  std::array<std::uint64_t, kGrandchildren / 64> leaf_grandchildren{};
+  std::uint32_t parent = 1;
+  for (std::uint32_t c = 0; c < 64; ++c) {
+    if (!((child_mask >> c) & 1u)) continue;
+    nodes[parent].first_child = static_cast<std::uint32_t>(nodes.size());
+    for (std::uint32_t local = 0; local < 64; ++local) {
+      if (!((grandchild_masks[c] >> local) & 1u)) continue;
+      const std::uint32_t x = 4 * (c & 3u) + (local & 3u);
+      const std::uint32_t y = 4 * ((c >> 2) & 3u) + ((local >> 2) & 3u);
+      const std::uint32_t z = 4 * (c >> 4) + (local >> 4);
+      const std::uint32_t g = x + 16 * y + 256 * z;
+      const std::uint32_t n = grandchild_counts[g];
+      const auto node = static_cast<std::uint32_t>(nodes.size());
+      nodes.push_back(Node{{x, y, z}, 2, 0, 0, 0, 0, 0, 0});
+      if (n <= config.leaf_capacity) {
+        leaf_grandchildren[g >> 6] |= std::uint64_t{1} << (g & 63u);
+        grandchild_offsets[g] = leaf.grow(n);
+        nodes[node].leaf_begin = grandchild_offsets[g];
+        nodes[node].leaf_end = grandchild_offsets[g] + n;
+        if (n >= 2) leaf_cells.push_back({nodes[node].leaf_begin, nodes[node].leaf_end});
+      } else {
+        grandchild_offsets[g] = next_count;
+        const std::uint32_t end = detail::checked_entry_count(std::uint64_t{next_count} + n);
+        next_pending.push_back({node, next_count, end});
+        next_count = end;
+      }
+    }
+    ++parent;
+  }
+  stats.depth = 2;
+
+  // Scatter, in ascending box order within every grandchild. The lowest copy on an axis holds
+  // the box's min corner there (nothing is clipped at the root), the higher one does not.
+  if (next_entries.size() < next_count) next_entries.resize(std::max<std::size_t>(next_count, 2 * next_entries.size()));
+  detail::WorkEntry* __restrict dst = next_entries.data();
+  float* __restrict leaf_lo[3] = {leaf.lo[0].data(), leaf.lo[1].data(), leaf.lo[2].data()};
+  float* __restrict leaf_hi[3] = {leaf.hi[0].data(), leaf.hi[1].data(), leaf.hi[2].data()};
+  std::uint32_t* __restrict leaf_id = leaf.id.data();
+  std::uint8_t* __restrict leaf_start = leaf.start.data();
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint16_t code = child_codes[i];
+    if (code & detail::kGrandchildRefused) continue;
+    const Box& b = boxes[i];
+    const std::uint32_t first = code & kGrandchildIndexMask;
+    const std::uint32_t spread = (code >> detail::kGrandchildSpreadShift) & 7u;
+    for (std::uint32_t k = 0; k < kSpread.count[spread]; ++k) {
+      const std::uint32_t axes = kSpread.axes[spread][k];
+      const std::uint32_t g = first + grandchild_offset(axes);
+      const std::uint32_t at = grandchild_offsets[g]++;
+      const std::uint32_t start = detail::kOwnAllAxes & ~axes;
+      if ((leaf_grandchildren[g >> 6] >> (g & 63u)) & 1u) {
+        leaf_lo[0][at] = b.min.x;
+        leaf_lo[1][at] = b.min.y;
+        leaf_lo[2][at] = b.min.z;
+        leaf_hi[0][at] = b.max.x;
+        leaf_hi[1][at] = b.max.y;
+        leaf_hi[2][at] = b.max.z;
+        leaf_id[at] = i;
+        leaf_start[at] = static_cast<std::uint8_t>(start);
+      } else {
+        dst[at] = detail::WorkEntry{{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, i, start};
+      }
+    }
+  }
+  return true;
 }
 
 template <class Source>

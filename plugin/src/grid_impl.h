@@ -1,6 +1,7 @@
 #pragma once
 // Grid::Impl: the grid's flat arrays and the scratch memory kept between frames.
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -59,6 +60,8 @@ struct Grid::Impl {
   detail::UninitializedVector<detail::WorkEntry> next_entries;   ///< Boxes of the level below ...
   std::uint32_t next_count = 0;                  ///< ... of which this many are in use.
   detail::UninitializedVector<std::uint16_t> child_codes;        ///< Per entry: its ChildCoder code for the split.
+  detail::UninitializedVector<std::uint32_t> grandchild_counts;   ///< Per grandchild of the root.
+  std::array<std::uint32_t, 4096> grandchild_offsets{};           ///< Scatter positions.
   std::vector<detail::PendingNode> pending;
   std::vector<detail::PendingNode> next_pending;
 
@@ -72,6 +75,11 @@ struct Grid::Impl {
 
   void build(std::span<const Box> boxes);
   void build_levels(std::span<const Box> boxes);
+  /// Splits the root one level, from the caller's boxes.
+  void split_root(std::span<const Box> boxes);
+  /// Splits the root straight into its 4,096 grandchildren; false (having changed nothing but
+  /// scratch) if a box is too large for them or they would hold too many copies.
+  bool split_root_in_two_levels(std::span<const Box> boxes);
   /// Empties the grid, keeping its memory.
   void clear() noexcept;
   /// Makes node p a leaf of the entries `source` holds in [p.begin, p.end).

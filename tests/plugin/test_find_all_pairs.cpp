@@ -233,5 +233,31 @@ TEST(Determinism, AnyThreadCountSameOutput) {
   }
 }
 
+// Many boxes let the root split straight into its grandchildren, after a sample says that pays;
+// a box too large for them, missed by the sample, must make the build fall back to splitting one
+// level at a time: same pairs, and the large box counted as oversize.
+TEST(FindAllPairs, LargeBoxMissedBySampleFallsBackToOneLevelSplit) {
+  // Boxes of one small size: the two-level split is taken for them.
+  std::vector<Box> boxes = scenes::make_scene("article-20k-dense", 0.5, 21).boxes;
+  const Box bounds = finite_bounds(boxes);
+  for (const std::size_t at : {std::size_t{1}, boxes.size() - 2}) {  // not on the sample's stride
+    std::vector<Box> scene = boxes;
+    scene[at] = bounds;  // spans the whole scene
+    Grid grid;
+    grid.build(scene);
+    std::vector<Pair> pairs;
+    grid.find_pairs(pairs);
+    EXPECT_TRUE(same_pairs(oracle::pairs(scene), pairs, scene)) << "large box at " << at;
+    EXPECT_GE(grid.stats().oversize_boxes, 1u);
+  }
+  // Without it, the two-level split is taken and gives the same pairs as brute force.
+  Grid grid;
+  grid.build(boxes);
+  std::vector<Pair> pairs;
+  grid.find_pairs(pairs);
+  EXPECT_TRUE(same_pairs(oracle::pairs(boxes), pairs, boxes));
+  EXPECT_GE(grid.stats().depth, 2u);
+}
+
 }  // namespace
 }  // namespace agrid::test
