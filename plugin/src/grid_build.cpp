@@ -210,39 +210,67 @@ bool Grid::Impl::split_root_in_two_levels(std::span<const Box> boxes) {
   const auto count = static_cast<std::uint32_t>(boxes.size());
   const std::uint32_t root_base[3] = {0, 0, 0};
   const detail::ChildCoder coder(lattice, detail::level_shift(2), root_base, config.big_span);
-  // A sample decides whether splitting two levels pays, by the rule a one-level split applies,
-  // so that scenes of large boxes do not pay for a pass that is then refused.
+  // Boxes too large for the grandchildren stay with the root (planes, terrain), where they are
+  // tested against everything; if that would be more than max_staying_share of the boxes, or
+  // the copies would be too many by the rule a one-level split applies, the root splits one
+  // level at a time instead. A sample decides first, so that such scenes do not pay for a
+  // pass that is then refused.
   TwoLevelCopies sampled;
   std::uint32_t sampled_boxes = 0;
+  std::uint32_t sampled_staying = 0;
   for (std::uint32_t i = 0; i < count; i += std::max<std::uint32_t>(1, count / kTwoLevelSamples)) {
     if (!is_valid(boxes[i])) continue;
     const std::uint16_t code = coder.grandchild_code(&boxes[i].min.x);
-    if (code & detail::kGrandchildRefused) return false;
-    sampled.add(code);
     ++sampled_boxes;
+    if (code & detail::kGrandchildRefused) {
+      ++sampled_staying;
+      continue;
+    }
+    sampled.add(code);
   }
-  if (!sampled.pays(config, sampled_boxes)) return false;
+  if (!sampled.pays(config, sampled_boxes - sampled_staying) ||
+      static_cast<float>(sampled_staying) > config.max_staying_share * static_cast<float>(sampled_boxes)) {
+    return false;
+  }
 
   grandchild_counts.assign(kGrandchildren, 0);
   std::uint32_t valid = 0;
+  std::uint32_t staying = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     const Box& b = boxes[i];
     if (!is_valid(b)) {
       child_codes[i] = detail::kGrandchildRefused;
       continue;
     }
-    const std::uint16_t code = coder.grandchild_code(&b.min.x);
-    if (code & detail::kGrandchildRefused) return false;  // too large to descend two levels
-    child_codes[i] = code;
     ++valid;
+    const std::uint16_t code = coder.grandchild_code(&b.min.x);
+    child_codes[i] = code;
+    if (code & detail::kGrandchildRefused) {
+      ++staying;
+      continue;
+    }
     const std::uint32_t first = code & kGrandchildIndexMask;
     const std::uint32_t spread = (code >> detail::kGrandchildSpreadShift) & 7u;
     for (std::uint32_t k = 0; k < kSpread.count[spread]; ++k) {
       ++grandchild_counts[first + grandchild_offset(kSpread.axes[spread][k])];
     }
   }
+  if (static_cast<float>(staying) > config.max_staying_share * static_cast<float>(valid)) return false;
   stats.invalid_boxes = count - valid;
-  stats.oversize_boxes = 0;  // no box is too large even for level 2
+
+  // The staying boxes, in ascending order; the oversize ones among them are those too large
+  // even for the root's children, as when the root splits one level.
+  const detail::ChildCoder child_coder(lattice, detail::level_shift(1), root_base, config.big_span);
+  stats.oversize_boxes = 0;
+  nodes[0].stay_begin = stay.size();
+  for (std::uint32_t i = 0; staying > 0 && i < count; ++i) {
+    const Box& b = boxes[i];
+    if (!(child_codes[i] & detail::kGrandchildRefused) || !is_valid(b)) continue;
+    stay.set(stay.grow(1), detail::WorkEntry{{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, i, detail::kOwnAllAxes});
+    stay_lattice.push_back(lattice.quantize(b));
+    stats.oversize_boxes += (child_coder.code(&b.min.x) & kStayFlag) != 0;
+  }
+  nodes[0].stay_end = stay.size();
 
   // Which children of the root, and which of their children, hold boxes.
   std::array<std::uint64_t, 64> grandchild_masks{};

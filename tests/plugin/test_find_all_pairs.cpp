@@ -233,30 +233,42 @@ TEST(Determinism, AnyThreadCountSameOutput) {
   }
 }
 
-// Many boxes let the root split straight into its grandchildren, after a sample says that pays;
-// a box too large for them, missed by the sample, must make the build fall back to splitting one
-// level at a time: same pairs, and the large box counted as oversize.
-TEST(FindAllPairs, LargeBoxMissedBySampleFallsBackToOneLevelSplit) {
+// Many boxes let the root split straight into its grandchildren, after a sample says that pays.
+// Boxes too large for the grandchildren stay with the root; if the sample missed that they are
+// too many, the build falls back midway to splitting one level at a time. Same pairs throughout.
+TEST(FindAllPairs, TwoLevelRootSplitAndItsFallback) {
   // Boxes of one small size: the two-level split is taken for them.
-  std::vector<Box> boxes = scenes::make_scene("article-20k-dense", 0.5, 21).boxes;
+  const std::vector<Box> boxes = scenes::make_scene("article-20k-dense", 0.2, 21).boxes;
+  ASSERT_GT(boxes.size(), 64u * Config{}.leaf_capacity);
   const Box bounds = finite_bounds(boxes);
-  for (const std::size_t at : {std::size_t{1}, boxes.size() - 2}) {  // not on the sample's stride
-    std::vector<Box> scene = boxes;
-    scene[at] = bounds;  // spans the whole scene
+  const auto check = [](const std::vector<Box>& scene, const char* what) {
     Grid grid;
     grid.build(scene);
     std::vector<Pair> pairs;
     grid.find_pairs(pairs);
-    EXPECT_TRUE(same_pairs(oracle::pairs(scene), pairs, scene)) << "large box at " << at;
-    EXPECT_GE(grid.stats().oversize_boxes, 1u);
+    EXPECT_TRUE(same_pairs(oracle::pairs(scene), pairs, scene)) << what;
+    return grid.stats();
+  };
+  EXPECT_EQ(check(boxes, "small boxes").staying_entries, 0u);
+
+  // One box spanning the scene, off the sample's stride: it stays with the root.
+  std::vector<Box> one_large = boxes;
+  one_large[1] = bounds;
+  const GridStats stats = check(one_large, "one large box");
+  EXPECT_EQ(stats.oversize_boxes, 1u);
+  EXPECT_GE(stats.staying_entries, 1u);
+
+  // A third of the boxes a quarter of the scene wide, none where the sample looks: too many to
+  // stay with the root, found only midway.
+  std::vector<Box> many_large = boxes;
+  const std::size_t stride = boxes.size() / 1024;
+  const Vec3 quarter{(bounds.max.x - bounds.min.x) / 4, (bounds.max.y - bounds.min.y) / 4, (bounds.max.z - bounds.min.z) / 4};
+  for (std::size_t i = 1; i < many_large.size(); ++i) {
+    if (i % stride == 0 || i % 2 == 0) continue;
+    Box& b = many_large[i];
+    b.max = {b.min.x + quarter.x, b.min.y + quarter.y, b.min.z + quarter.z};
   }
-  // Without it, the two-level split is taken and gives the same pairs as brute force.
-  Grid grid;
-  grid.build(boxes);
-  std::vector<Pair> pairs;
-  grid.find_pairs(pairs);
-  EXPECT_TRUE(same_pairs(oracle::pairs(boxes), pairs, boxes));
-  EXPECT_GE(grid.stats().depth, 2u);
+  EXPECT_EQ(check(many_large, "many large boxes").oversize_boxes, 0u);  // two root children wide at most
 }
 
 }  // namespace
