@@ -320,6 +320,13 @@ bool Grid::Impl::split_root_in_two_levels(std::span<const Box> boxes) {
   }
   stats.depth = 2;
 
+  scatter_to_grandchildren(boxes, leaf_grandchildren);
+  return true;
+}
+
+void Grid::Impl::scatter_to_grandchildren(std::span<const Box> boxes,
+                                          const std::array<std::uint64_t, 64>& leaf_grandchildren) {
+  const auto count = static_cast<std::uint32_t>(boxes.size());
   // Scatter, in ascending box order within every grandchild. The lowest copy on an axis holds
   // the box's min corner there (nothing is clipped at the root), the higher one does not.
   if (next_entries.size() < next_count) next_entries.resize(std::max<std::size_t>(next_count, 2 * next_entries.size()));
@@ -353,7 +360,6 @@ bool Grid::Impl::split_root_in_two_levels(std::span<const Box> boxes) {
       }
     }
   }
-  return true;
 }
 
 template <class Source>

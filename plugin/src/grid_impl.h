@@ -80,6 +80,8 @@ struct Grid::Impl {
   /// Splits the root straight into its 4,096 grandchildren; false (having changed nothing but
   /// scratch) if a box is too large for them or they would hold too many copies.
   bool split_root_in_two_levels(std::span<const Box> boxes);
+  /// The two-level split's scatter of every box to its grandchildren.
+  void scatter_to_grandchildren(std::span<const Box> boxes, const std::array<std::uint64_t, 64>& leaf_grandchildren);
   /// Empties the grid, keeping its memory.
   void clear() noexcept;
   /// Makes node p a leaf of the entries `source` holds in [p.begin, p.end).
