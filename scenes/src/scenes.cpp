@@ -67,9 +67,10 @@ class Rng {
   std::array<std::uint64_t, 4> state_{};
 };
 
-constexpr std::array<std::string_view, 6> kBenchmarkSceneNames = {
-    "article-20k-sparse", "article-20k-dense", "article-40k-slab",
-    "uniform-1M",         "box-pruning-10k",   "box-pruning-100k"};
+constexpr std::array<std::string_view, 9> kBenchmarkSceneNames = {
+    "article-20k-sparse", "article-20k-dense", "article-40k-slab",   "uniform-1M",
+    "box-pruning-10k",    "box-pruning-100k",  "paper-1M-dense",     "ball-cluster-500k",
+    "plane-cluster-562k"};
 
 constexpr std::array<std::string_view, 9> kAdversarialSceneNames = {
     "all-identical",    "tiny-cluster", "far-offsets",
@@ -374,6 +375,37 @@ std::vector<Box> huge_and_infinite(double scale, std::uint64_t seed) {
   return boxes;
 }
 
+/// The parallel sweep-and-prune paper's ball clustering scene at its densest: cubes of edge 1,
+/// centres uniform inside a ball (rejection sampling, so the draws stay deterministic).
+std::vector<Box> ball_cluster(std::uint32_t count, float radius, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Box> boxes;
+  boxes.reserve(count);
+  while (boxes.size() < count) {
+    const float x = rng.uniform(-radius, radius);
+    const float y = rng.uniform(-radius, radius);
+    const float z = rng.uniform(-radius, radius);
+    if (x * x + y * y + z * z > radius * radius) continue;
+    boxes.push_back(box_from({x - 0.5f, y - 0.5f, z - 0.5f}, {1, 1, 1}));
+  }
+  return boxes;
+}
+
+/// The paper's plane clustering scene: side x side cubes of edge 0.98 at x = i, z = j, all in
+/// one layer (y uniform in [-0.01, 0.01]), almost touching: no pairs.
+std::vector<Box> plane_cluster(std::uint32_t side, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Box> boxes;
+  boxes.reserve(std::size_t{side} * side);
+  for (std::uint32_t i = 0; i < side; ++i) {
+    for (std::uint32_t j = 0; j < side; ++j) {
+      const float y = rng.uniform(-0.01f, 0.01f);
+      boxes.push_back(box_from({static_cast<float>(i) - 0.49f, y - 0.49f, static_cast<float>(j) - 0.49f}, {0.98f, 0.98f, 0.98f}));
+    }
+  }
+  return boxes;
+}
+
 }  // namespace
 
 std::vector<Box> article(std::uint32_t count, Vec3 range, std::uint64_t seed) {
@@ -420,6 +452,9 @@ Scene make_scene(std::string_view name, double scale, std::uint64_t seed) {
   else if (name == "uniform-1M") b = article_scene(1000000, {1000, 1000, 1000});
   else if (name == "box-pruning-10k") b = box_pruning_scene(10000);
   else if (name == "box-pruning-100k") b = box_pruning_scene(100000);
+  else if (name == "paper-1M-dense") b = article_scene(1000000, {567.5f, 567.5f, 567.5f});
+  else if (name == "ball-cluster-500k") b = ball_cluster(scaled_count(524288, scale), scaled_length(60.0f, scale), seed);
+  else if (name == "plane-cluster-562k") b = plane_cluster(static_cast<std::uint32_t>(std::max(1.0, std::round(750.0 * std::sqrt(scale)))), seed);
   else if (name == "all-identical") b = all_identical(scale, seed);
   else if (name == "tiny-cluster") b = tiny_cluster(scale, seed);
   else if (name == "far-offsets") b = far_offsets(scale, seed);

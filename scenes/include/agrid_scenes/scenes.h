@@ -26,9 +26,12 @@ struct Scene {
 /// [0, 127) per axis.
 [[nodiscard]] std::vector<Box> box_pruning(std::uint32_t count, std::uint64_t seed);
 
-/// Names of the benchmark scenes, in the order the issue lists them:
+/// Names of the benchmark scenes, in the order the issues list them:
 /// article-20k-sparse, article-20k-dense, article-40k-slab, uniform-1M, box-pruning-10k,
-/// box-pruning-100k.
+/// box-pruning-100k (issue 2); paper-1M-dense (uniform-1M's boxes in [0, 567.5)^3),
+/// ball-cluster-500k (524,288 unit cubes in a ball of radius 60), plane-cluster-562k (750 x 750
+/// cubes of edge 0.98 in one layer, no pairs) (issue 3). Scaled, the plane keeps its spacing
+/// and shrinks its side with the square root of the scale.
 [[nodiscard]] std::span<const std::string_view> benchmark_scene_names();
 
 /// Names of the adversarial scenes the tests run: all-identical, tiny-cluster, far-offsets,
