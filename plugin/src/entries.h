@@ -102,4 +102,33 @@ struct EntryArrays {
   std::uint32_t count_ = 0;
 };
 
+/// Writes entries into EntryArrays through raw pointers, for the scatter loops (valid until the
+/// arrays grow again).
+class EntryWriter {
+ public:
+  explicit EntryWriter(EntryArrays& e) noexcept
+      : lo_{e.lo[0].data(), e.lo[1].data(), e.lo[2].data()},
+        hi_{e.hi[0].data(), e.hi[1].data(), e.hi[2].data()},
+        id_(e.id.data()),
+        start_(e.start.data()) {}
+
+  /// Entry i: bounds, id and owner bits.
+  void write(std::uint32_t i, const Box& b, std::uint32_t id, std::uint32_t start) const noexcept {
+    lo_[0][i] = b.min.x;
+    lo_[1][i] = b.min.y;
+    lo_[2][i] = b.min.z;
+    hi_[0][i] = b.max.x;
+    hi_[1][i] = b.max.y;
+    hi_[2][i] = b.max.z;
+    id_[i] = id;
+    start_[i] = static_cast<std::uint8_t>(start);
+  }
+
+ private:
+  float* __restrict lo_[3];
+  float* __restrict hi_[3];
+  std::uint32_t* __restrict id_;
+  std::uint8_t* __restrict start_;
+};
+
 }  // namespace agrid::detail

@@ -331,10 +331,7 @@ void Grid::Impl::scatter_to_grandchildren(std::span<const Box> boxes,
   // the box's min corner there (nothing is clipped at the root), the higher one does not.
   if (next_entries.size() < next_count) next_entries.resize(std::max<std::size_t>(next_count, 2 * next_entries.size()));
   detail::WorkEntry* __restrict dst = next_entries.data();
-  float* __restrict leaf_lo[3] = {leaf.lo[0].data(), leaf.lo[1].data(), leaf.lo[2].data()};
-  float* __restrict leaf_hi[3] = {leaf.hi[0].data(), leaf.hi[1].data(), leaf.hi[2].data()};
-  std::uint32_t* __restrict leaf_id = leaf.id.data();
-  std::uint8_t* __restrict leaf_start = leaf.start.data();
+  const detail::EntryWriter leaf_writer(leaf);
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::uint16_t code = child_codes[i];
     if (code & detail::kGrandchildRefused) continue;
@@ -347,14 +344,7 @@ void Grid::Impl::scatter_to_grandchildren(std::span<const Box> boxes,
       const std::uint32_t at = grandchild_offsets[g]++;
       const std::uint32_t start = detail::kOwnAllAxes & ~axes;
       if ((leaf_grandchildren[g >> 6] >> (g & 63u)) & 1u) {
-        leaf_lo[0][at] = b.min.x;
-        leaf_lo[1][at] = b.min.y;
-        leaf_lo[2][at] = b.min.z;
-        leaf_hi[0][at] = b.max.x;
-        leaf_hi[1][at] = b.max.y;
-        leaf_hi[2][at] = b.max.z;
-        leaf_id[at] = i;
-        leaf_start[at] = static_cast<std::uint8_t>(start);
+        leaf_writer.write(at, b, i, start);
       } else {
         dst[at] = detail::WorkEntry{{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, i, start};
       }
@@ -460,20 +450,12 @@ void Grid::Impl::split(const detail::PendingNode& p, const Source& source) {
   if (next_entries.size() < next_count) next_entries.resize(std::max<std::size_t>(next_count, 2 * next_entries.size()));
   detail::WorkEntry* __restrict dst = next_entries.data();
   const std::uint16_t* __restrict codes = child_codes.data() - p.begin;
-  float* __restrict leaf_lo[3] = {leaf.lo[0].data(), leaf.lo[1].data(), leaf.lo[2].data()};
-  float* __restrict leaf_hi[3] = {leaf.hi[0].data(), leaf.hi[1].data(), leaf.hi[2].data()};
-  std::uint32_t* __restrict leaf_id = leaf.id.data();
-  std::uint8_t* __restrict leaf_start = leaf.start.data();
+  const detail::EntryWriter leaf_writer(leaf);
   // A copy's owner bits: those of the lowest child, less the axes on which this one is higher.
   auto copy = [&](std::uint32_t child, const detail::WorkEntry& r, std::uint32_t start) {
     const std::uint32_t at = offsets[child]++;
     if ((leaf_children >> child) & 1u) {
-      for (int a = 0; a < 3; ++a) {
-        leaf_lo[a][at] = r.lo[a];
-        leaf_hi[a][at] = r.hi[a];
-      }
-      leaf_id[at] = r.id;
-      leaf_start[at] = static_cast<std::uint8_t>(start);
+      leaf_writer.write(at, r.box(), r.id, start);
     } else {
       dst[at] = r;
       dst[at].start = start;
