@@ -1,8 +1,9 @@
-// Google Benchmark of agrid on the seed scenes: one-shot find_all_pairs, a warm Grid frame,
-// and box and segment queries against a built grid.
+// Google Benchmark of agrid on the seed scenes: one-shot find_all_pairs, a warm Grid frame, a
+// warm Tree (tree of grids) frame, and box and segment queries against a built grid.
 //
-// Every benchmark runs inside a one-thread tbb::task_arena (counter `threads`), so CPU time and
-// wall time agree and results compare across machines with different core counts.
+// Every benchmark runs inside a tbb::task_arena of a fixed number of threads (counter `threads`,
+// and the `threads:` argument of the multi-threaded ones, timed in wall-clock time); Grid and
+// queries run on one thread.
 //
 // Medians over repetitions, as docs/ report them:
 //   agrid-bench --benchmark_repetitions=9 --benchmark_report_aggregates_only=true
@@ -27,8 +28,10 @@
 
 namespace {
 
-/// Worker threads every benchmark here runs with.
+/// Threads of the single-threaded benchmarks.
 constexpr int kThreads = 1;
+/// Thread counts of the multi-threaded ones: one, and the two cores of the project's machine.
+constexpr int kThreadCounts[] = {1, 2};
 
 /// The scene the box-query benchmark runs on, and the one the segment benchmark runs through.
 constexpr std::string_view kBoxQueryScene = "article-20k-sparse";
@@ -47,10 +50,10 @@ const std::vector<agrid::Box>& scene_boxes(std::string_view name) {
   return it->second.boxes;
 }
 
-/// Runs `body` inside an arena of kThreads threads.
+/// Runs `body` inside an arena of `threads` threads.
 template <class Body>
-void in_arena(Body&& body) {
-  tbb::task_arena arena(kThreads);
+void in_arena(Body&& body, int threads = kThreads) {
+  tbb::task_arena arena(threads);
   arena.execute(body);
 }
 
@@ -68,49 +71,57 @@ class LoopTimer {
 
 /// ns_per_box is a plain number of nanoseconds, measured here: a benchmark::Counter rate with
 /// kInvert would hold seconds and print as "s" with an SI prefix, which reads wrongly as ns.
-void set_frame_counters(benchmark::State& state, std::size_t boxes, std::size_t pairs, double loop_ns) {
+void set_frame_counters(benchmark::State& state, std::size_t boxes, std::size_t pairs, double loop_ns,
+                        int threads = kThreads) {
   state.counters["boxes"] = static_cast<double>(boxes);
   state.counters["pairs"] = static_cast<double>(pairs);
-  state.counters["threads"] = kThreads;
+  state.counters["threads"] = threads;
   const double box_frames = static_cast<double>(boxes) * static_cast<double>(state.iterations());
   state.counters["ns_per_box"] = box_frames > 0 ? loop_ns / box_frames : 0.0;
 }
 
 void bm_find_all_pairs(benchmark::State& state, const std::string& scene) {
   const auto& boxes = scene_boxes(scene);
+  const auto threads = static_cast<int>(state.range(0));
   std::size_t pairs = 0;
   double loop_ns = 0;
-  in_arena([&] {
-    const LoopTimer timer;
-    for (auto _ : state) {
-      const std::vector<agrid::Pair> found = agrid::find_all_pairs(boxes);
-      pairs = found.size();
-      benchmark::DoNotOptimize(found.data());
-    }
-    loop_ns = timer.elapsed_ns();
-  });
-  set_frame_counters(state, boxes.size(), pairs, loop_ns);
+  in_arena(
+      [&] {
+        const LoopTimer timer;
+        for (auto _ : state) {
+          const std::vector<agrid::Pair> found = agrid::find_all_pairs(boxes);
+          pairs = found.size();
+          benchmark::DoNotOptimize(found.data());
+        }
+        loop_ns = timer.elapsed_ns();
+      },
+      threads);
+  set_frame_counters(state, boxes.size(), pairs, loop_ns, threads);
 }
 
-void bm_grid_frame(benchmark::State& state, const std::string& scene) {
+/// A warm frame of a reusable object: build, then find all pairs.
+template <class Structure>
+void bm_frame(benchmark::State& state, const std::string& scene, int threads) {
   const auto& boxes = scene_boxes(scene);
-  agrid::Grid grid;
+  Structure structure;
   std::vector<agrid::Pair> pairs;
   double loop_ns = 0;
-  in_arena([&] {
-    // One untimed frame first, so the timed ones run on warm memory as in a running engine.
-    grid.build(boxes);
-    grid.find_pairs(pairs);
-    const LoopTimer timer;
-    for (auto _ : state) {
-      grid.build(boxes);
-      grid.find_pairs(pairs);
-      benchmark::DoNotOptimize(pairs.data());
-      benchmark::ClobberMemory();
-    }
-    loop_ns = timer.elapsed_ns();
-  });
-  set_frame_counters(state, boxes.size(), pairs.size(), loop_ns);
+  in_arena(
+      [&] {
+        // One untimed frame first, so the timed ones run on warm memory as in a running engine.
+        structure.build(boxes);
+        structure.find_pairs(pairs);
+        const LoopTimer timer;
+        for (auto _ : state) {
+          structure.build(boxes);
+          structure.find_pairs(pairs);
+          benchmark::DoNotOptimize(pairs.data());
+          benchmark::ClobberMemory();
+        }
+        loop_ns = timer.elapsed_ns();
+      },
+      threads);
+  set_frame_counters(state, boxes.size(), pairs.size(), loop_ns, threads);
 }
 
 /// Each iteration queries the grid with one of its own boxes, cycling through all of them.
@@ -192,15 +203,24 @@ void bm_grid_query_segment(benchmark::State& state) {
 int main(int argc, char** argv) {
   for (const std::string_view view : agrid::scenes::benchmark_scene_names()) {
     const std::string scene(view);
-    benchmark::RegisterBenchmark(("BM_find_all_pairs/" + scene).c_str(),
-                                 [scene](benchmark::State& state) { bm_find_all_pairs(state, scene); })
-        ->Unit(benchmark::kMillisecond);
+    auto* b = benchmark::RegisterBenchmark(("BM_find_all_pairs/" + scene).c_str(),
+                                           [scene](benchmark::State& state) { bm_find_all_pairs(state, scene); });
+    b->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
+    for (const int threads : kThreadCounts) b->Arg(threads);
   }
   for (const std::string_view view : agrid::scenes::benchmark_scene_names()) {
     const std::string scene(view);
     benchmark::RegisterBenchmark(("BM_grid_frame/" + scene).c_str(),
-                                 [scene](benchmark::State& state) { bm_grid_frame(state, scene); })
+                                 [scene](benchmark::State& state) { bm_frame<agrid::Grid>(state, scene, kThreads); })
         ->Unit(benchmark::kMillisecond);
+  }
+  for (const std::string_view view : agrid::scenes::benchmark_scene_names()) {
+    const std::string scene(view);
+    auto* b = benchmark::RegisterBenchmark(("BM_tree_frame/" + scene).c_str(), [scene](benchmark::State& state) {
+      bm_frame<agrid::Tree>(state, scene, static_cast<int>(state.range(0)));
+    });
+    b->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
+    for (const int threads : kThreadCounts) b->Arg(threads);
   }
   benchmark::RegisterBenchmark(("BM_grid_query_box/" + std::string(kBoxQueryScene)).c_str(),
                                bm_grid_query_box)
@@ -211,7 +231,6 @@ int main(int argc, char** argv) {
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::AddCustomContext("agrid_threads", std::to_string(kThreads));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -6,8 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "child_coder.h"
 #include "grid_impl.h"
+#include "split_rules.h"
 
 namespace agrid {
 namespace {
@@ -17,97 +17,16 @@ using detail::kSpreadShift;
 using detail::kStartShift;
 using detail::kStayFlag;
 using detail::Node;
-
-// The children an entry with spread bits s overlaps, as offsets from its lowest child.
-struct SpreadTable {
-  std::uint8_t count[8];
-  std::uint8_t offset[8][8];
-  std::uint8_t axes[8][8];  ///< Axes on which that child is above the lowest one.
-};
-
-constexpr SpreadTable make_spread_table() {
-  SpreadTable t{};
-  for (std::uint32_t s = 0; s < 8; ++s) {
-    std::uint8_t n = 0;
-    for (std::uint32_t dz = 0; dz <= ((s >> 2) & 1u); ++dz) {
-      for (std::uint32_t dy = 0; dy <= ((s >> 1) & 1u); ++dy) {
-        for (std::uint32_t dx = 0; dx <= (s & 1u); ++dx) {
-          t.axes[s][n] = static_cast<std::uint8_t>(dx | (dy << 1) | (dz << 2));
-          t.offset[s][n++] = static_cast<std::uint8_t>(detail::child_index(dx, dy, dz));
-        }
-      }
-    }
-    t.count[s] = n;
-  }
-  return t;
-}
-constexpr SpreadTable kSpread = make_spread_table();
-
-// Splitting a cell pays when its boxes are small beside the children: few stay behind and few
-// are copied into several children. Otherwise the cell is finished as a leaf.
-[[nodiscard]] bool worth_splitting(const Config& config, std::uint32_t entries, std::uint32_t staying,
-                                   std::uint32_t copies) noexcept {
-  return static_cast<float>(staying) <= config.max_staying_share * static_cast<float>(entries) &&
-         static_cast<float>(copies) <= config.max_copies_per_box * static_cast<float>(entries);
-}
-
-// Where a split or a leaf reads its entries: the records of a level ...
-struct RecordSource {
-  const detail::WorkEntry* records;
-
-  [[nodiscard]] static constexpr bool present(std::uint32_t) noexcept { return true; }
-  [[nodiscard]] const detail::WorkEntry& entry(std::uint32_t k) const noexcept { return records[k]; }
-};
-
-// ... or, at the root, the caller's boxes themselves, which saves copying every box once.
-struct BoxSource {
-  const Box* boxes;
-
-  [[nodiscard]] bool present(std::uint32_t k) const noexcept { return is_valid(boxes[k]); }
-  [[nodiscard]] detail::WorkEntry entry(std::uint32_t k) const noexcept {
-    const Box& b = boxes[k];
-    return {{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, k, detail::kOwnAllAxes};
-  }
-};
-
-/// The root's grandchildren: 16 x 16 x 16 cells of level 2.
-constexpr std::uint32_t kGrandchildren = 4096;
-constexpr std::uint32_t kGrandchildIndexMask = kGrandchildren - 1;
-/// The root is split straight into its grandchildren when it holds more than this many times
-/// leaf_capacity boxes (as many as its children): then its children would split too.
-constexpr std::uint32_t kTwoLevelFactor = 64;
-
-/// Boxes whose grandchild codes are tried before committing to the two-level split.
-constexpr std::uint32_t kTwoLevelSamples = 1024;
-
-// The offset, among grandchildren x + 16y + 256z, of the next cell on the given axes.
-[[nodiscard]] constexpr std::uint32_t grandchild_offset(std::uint32_t axes) noexcept {
-  return (axes & 1u) + 16 * ((axes >> 1) & 1u) + 256 * (axes >> 2);
-}
-
-// Copies of a box with this grandchild code among the root's children and grandchildren.
-struct TwoLevelCopies {
-  std::uint64_t children = 0;
-  std::uint64_t grandchildren = 0;
-
-  void add(std::uint16_t code) noexcept {
-    const std::uint32_t spread = (code >> detail::kGrandchildSpreadShift) & 7u;
-    // Axes on which the box also reaches the next child: it spreads from a lowest cell that is
-    // the last of its child (low two bits of that axis's 4-bit coordinate set).
-    const std::uint32_t last = code & (code >> 1) & 0x111u;
-    const std::uint32_t child_axes = spread & ((last & 1u) | ((last >> 3) & 2u) | ((last >> 6) & 4u));
-    children += kSpread.count[child_axes];
-    grandchildren += kSpread.count[spread];
-  }
-
-  // Whether splitting the root and then every child pays, by the rule a split of one level
-  // applies (Config::max_copies_per_box), for boxes in all.
-  [[nodiscard]] bool pays(const Config& config, std::uint64_t boxes) const noexcept {
-    const double limit = config.max_copies_per_box;
-    return static_cast<double>(children) <= limit * static_cast<double>(boxes) &&
-           static_cast<double>(grandchildren) <= limit * static_cast<double>(children);
-  }
-};
+using detail::BoxSource;
+using detail::RecordSource;
+using detail::TwoLevelCopies;
+using detail::kSpread;
+using detail::kGrandchildren;
+using detail::kGrandchildIndexMask;
+using detail::kTwoLevelFactor;
+using detail::kTwoLevelSamples;
+using detail::grandchild_offset;
+using detail::worth_splitting;
 
 }  // namespace
 
@@ -157,6 +76,11 @@ void Grid::Impl::build_levels(std::span<const Box> boxes) {
   std::swap(level_entries, next_entries);
   std::swap(pending, next_pending);
 
+  split_pending_levels();
+  finish();
+}
+
+void Grid::Impl::split_pending_levels() {
   // Pending nodes hold more than leaf_capacity entries above the deepest level: a split makes
   // every other child a leaf at once.
   while (!pending.empty()) {
@@ -167,10 +91,35 @@ void Grid::Impl::build_levels(std::span<const Box> boxes) {
     std::swap(level_entries, next_entries);
     std::swap(pending, next_pending);
   }
+}
 
+std::uint32_t Grid::Impl::add_subtree(std::span<const detail::WorkEntry> records, const std::uint32_t cell[3],
+                                      std::uint32_t level) {
+  const auto root = static_cast<std::uint32_t>(nodes.size());
+  const auto count = static_cast<std::uint32_t>(records.size());
+  nodes.push_back(Node{{cell[0], cell[1], cell[2]}, level, 0, 0, 0, 0, 0, 0});
+  stats.boxes += count;
+  stats.depth = std::max(stats.depth, level);
+  next_count = 0;
+  next_pending.clear();
+  const detail::PendingNode p{root, 0, count};
+  const RecordSource source{records.data()};
+  if (count <= config.leaf_capacity || level == kMaxDepth) {
+    make_leaf(p, source);
+  } else {
+    split(p, source);
+  }
+  std::swap(level_entries, next_entries);
+  std::swap(pending, next_pending);
+  split_pending_levels();
+  return root;
+}
+
+void Grid::Impl::finish() {
   leaf.pad(detail::kKernelPadding);
   stay.pad(detail::kKernelPadding);
 
+  stats.tasks = 1;
   stats.nodes = static_cast<std::uint32_t>(nodes.size());
   stats.leaves = static_cast<std::uint32_t>(
       std::count_if(nodes.begin(), nodes.end(), [](const Node& n) { return n.is_leaf(); }));
@@ -213,25 +162,8 @@ bool Grid::Impl::split_root_in_two_levels(std::span<const Box> boxes) {
   // Boxes too large for the grandchildren stay with the root (planes, terrain), where they are
   // tested against everything; if that would be more than max_staying_share of the boxes, or
   // the copies would be too many by the rule a one-level split applies, the root splits one
-  // level at a time instead. A sample decides first, so that such scenes do not pay for a
-  // pass that is then refused.
-  TwoLevelCopies sampled;
-  std::uint32_t sampled_boxes = 0;
-  std::uint32_t sampled_staying = 0;
-  for (std::uint32_t i = 0; i < count; i += std::max<std::uint32_t>(1, count / kTwoLevelSamples)) {
-    if (!is_valid(boxes[i])) continue;
-    const std::uint16_t code = coder.grandchild_code(&boxes[i].min.x);
-    ++sampled_boxes;
-    if (code & detail::kGrandchildRefused) {
-      ++sampled_staying;
-      continue;
-    }
-    sampled.add(code);
-  }
-  if (!sampled.pays(config, sampled_boxes - sampled_staying) ||
-      static_cast<float>(sampled_staying) > config.max_staying_share * static_cast<float>(sampled_boxes)) {
-    return false;
-  }
+  // level at a time instead.
+  if (!detail::sample_says_two_levels_pay(config, coder, boxes)) return false;
 
   grandchild_counts.assign(kGrandchildren, 0);
   std::uint32_t valid = 0;
@@ -378,7 +310,7 @@ void Grid::Impl::split(const detail::PendingNode& p, const Source& source) {
 
   // Pass 1: each entry's code (the root's were computed with the first copy of the boxes).
   if (child_codes.size() < p.end - p.begin) child_codes.resize(p.end - p.begin);
-  if (level > 0) compute_child_codes(p.begin, p.end, child_shift, base);
+  if constexpr (requires { source.records; }) compute_child_codes(source.records, p.begin, p.end, child_shift, base);
 
   // Pass 2: the number of entries per child and of staying entries.
   std::array<std::uint32_t, 64> counts{};
@@ -478,9 +410,8 @@ void Grid::Impl::split(const detail::PendingNode& p, const Source& source) {
   }
 }
 
-void Grid::Impl::compute_child_codes(std::uint32_t begin, std::uint32_t end, std::uint32_t child_shift,
-                                     const std::uint32_t base[3]) {
-  const detail::WorkEntry* __restrict entries = level_entries.data();
+void Grid::Impl::compute_child_codes(const detail::WorkEntry* __restrict entries, std::uint32_t begin,
+                                     std::uint32_t end, std::uint32_t child_shift, const std::uint32_t base[3]) {
   std::uint16_t* __restrict codes = child_codes.data() - begin;
   const detail::ChildCoder coder(lattice, child_shift, base, config.big_span);
   for (std::uint32_t k = begin; k < end; ++k) codes[k] = coder.code(entries[k].lo);

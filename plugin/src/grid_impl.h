@@ -10,6 +10,7 @@
 #include "key_buffer.h"
 #include "lattice.h"
 #include "leaf_kernel.h"
+#include "split_rules.h"
 
 namespace agrid {
 
@@ -29,12 +30,6 @@ struct Node {
 
   [[nodiscard]] bool is_leaf() const noexcept { return child_mask == 0; }
 };
-
-/// Index of child (x, y, z) within its parent.
-[[nodiscard]] constexpr std::uint32_t child_index(std::uint32_t x, std::uint32_t y,
-                                                  std::uint32_t z) noexcept {
-  return x + 4 * y + 16 * z;
-}
 
 /// A node of the level being split, with its entries in the level's work array.
 struct PendingNode {
@@ -90,8 +85,19 @@ struct Grid::Impl {
   /// Splits node p, or makes it a leaf if splitting does not pay.
   template <class Source>
   void split(const detail::PendingNode& p, const Source& source);
-  void compute_child_codes(std::uint32_t begin, std::uint32_t end, std::uint32_t child_shift,
-                           const std::uint32_t base[3]);
+  /// Child codes of the records [begin, end) (the root's codes are computed as the boxes are
+  /// first read).
+  void compute_child_codes(const detail::WorkEntry* entries, std::uint32_t begin, std::uint32_t end,
+                           std::uint32_t child_shift, const std::uint32_t base[3]);
+  /// Splits the pending nodes level by level until every node is a leaf or inner node.
+  void split_pending_levels();
+  /// Pads the entry arrays for the kernels and fills in the stats.
+  void finish();
+
+  /// Adds the subtree of the cell at (cell, level), holding `records` (with owner bits relative
+  /// to that cell), to the grid, which becomes a forest; returns its root's node index. Call
+  /// clear() before the first and finish() after the last.
+  std::uint32_t add_subtree(std::span<const detail::WorkEntry> records, const std::uint32_t cell[3], std::uint32_t level);
   void collect_pair_keys();
   void sort_pairs(std::vector<Pair>& out);
 

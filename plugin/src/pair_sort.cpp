@@ -26,13 +26,12 @@ struct Packing {
 
 // LSD radix sort on the packed keys, the last pass writing the Pairs into `out`.
 void radix_sort(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, Packing packing,
-                std::vector<Pair>& out) {
+                std::span<Pair> out) {
   const unsigned key_bits = 2 * packing.id_bits;
   const unsigned passes = std::max(1u, (key_bits + kMaxDigitBits - 1) / kMaxDigitBits);
   const unsigned digit_bits = (key_bits + passes - 1) / passes;
   const std::uint64_t digit_mask = (std::uint64_t{1} << digit_bits) - 1;
   if (scratch.size() < keys.size()) scratch.resize(keys.size());
-  out.resize(keys.size());
   std::uint64_t* from = keys.data();
   std::uint64_t* to = scratch.data();
   std::array<std::size_t, std::size_t{1} << kMaxDigitBits> offsets{};
@@ -55,7 +54,7 @@ void radix_sort(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t
 }  // namespace
 
 void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, std::uint32_t id_limit,
-                std::vector<Pair>& out) {
+                std::span<Pair> out) {
   const Packing packing{static_cast<unsigned>(std::bit_width(id_limit))};
   if (keys.size() >= kRadixMinimum) {
     radix_sort(keys, scratch, packing, out);
@@ -63,8 +62,13 @@ void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t
   }
   // The key order is the pair order: (first, second) lexicographically.
   std::sort(keys.begin(), keys.end());
-  out.resize(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) out[i] = Packing::pair(keys[i]);
+}
+
+void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, std::uint32_t id_limit,
+                std::vector<Pair>& out) {
+  out.resize(keys.size());
+  sort_pairs(keys, scratch, id_limit, std::span<Pair>(out));
 }
 
 }  // namespace agrid::detail

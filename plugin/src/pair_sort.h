@@ -10,9 +10,13 @@
 
 namespace agrid::detail {
 
-/// Replaces `out` with the pairs of `keys` (as made by pair_key) in ascending order. `keys` is
-/// left in an unspecified state; `scratch` is working memory (grow only). Every id is below
-/// `id_limit`.
+/// Writes the pairs of `keys` (as made by pair_key) into `out` (of the same size) in ascending
+/// order. `keys` is left in an unspecified state; `scratch` is working memory (grow only).
+/// Every id is below `id_limit`.
+void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, std::uint32_t id_limit,
+                std::span<Pair> out);
+
+/// Replaces `out` with the pairs of `keys` in ascending order; as above.
 void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, std::uint32_t id_limit,
                 std::vector<Pair>& out);
 

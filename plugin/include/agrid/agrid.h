@@ -10,11 +10,13 @@
 #include "agrid/pair.h"
 #include "agrid/segment.h"
 #include "agrid/stats.h"
+#include "agrid/tree.h"
 
 namespace agrid {
 
-/// Every pair of overlapping boxes, each once as (i, j) with i < j, sorted ascending.
-/// Boxes are closed; a box with a NaN or min > max overlaps nothing. Throws
+/// Every pair of overlapping boxes, each once as (i, j) with i < j, sorted ascending. With at
+/// least config.tree_min_boxes boxes and more than one thread in the caller's task arena, the
+/// tree of grids does the work on all of them; otherwise one grid. Boxes are closed; a box with a NaN or min > max overlaps nothing. Throws
 /// std::invalid_argument for an unusable config, std::length_error for 2^32 - 1 boxes or more.
 [[nodiscard]] std::vector<Pair> find_all_pairs(std::span<const Box> boxes, const Config& config = {});
 

@@ -45,6 +45,14 @@ struct Config {
   /// The pair kernel's instruction set; all give identical results (tests compare them).
   Kernel kernel = Kernel::automatic;
 
+  /// find_all_pairs uses the tree of grids (all cores) for at least this many boxes, when the
+  /// caller's task arena has more than one thread; below it, one grid on the calling thread.
+  std::uint32_t tree_min_boxes = 20000;
+
+  /// The tree of grids splits a cell in parallel while it holds more than this many box copies;
+  /// smaller cells are grouped, in order, into tasks of about this many, each one grid.
+  std::uint32_t task_entries = 4096;
+
   /// Empty if the configuration is usable, else what is wrong with it.
   [[nodiscard]] std::string_view problem() const noexcept {
     if (leaf_capacity < 1) return "leaf_capacity must be at least 1";
@@ -52,6 +60,7 @@ struct Config {
     if (!(max_staying_share >= 0.0f && max_staying_share <= 1.0f)) return "max_staying_share must be in [0, 1]";
     if (!(max_copies_per_box >= 1.0f && max_copies_per_box <= 8.0f)) return "max_copies_per_box must be in [1, 8]";
     if (sweep_threshold < 2) return "sweep_threshold must be at least 2";
+    if (task_entries < 1) return "task_entries must be at least 1";
     if (static_cast<std::uint8_t>(kernel) > static_cast<std::uint8_t>(Kernel::avx512)) return "kernel is not a Kernel";
     return {};
   }

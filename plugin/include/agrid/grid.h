@@ -60,6 +60,7 @@ class Grid {
   [[nodiscard]] const Config& config() const noexcept;
 
  private:
+  friend class Tree;  // whose tasks are grids
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

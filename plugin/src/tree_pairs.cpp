@@ -1,0 +1,74 @@
+// All pairs of the tree of grids: the task grids found theirs while building; here the staying
+// boxes of coarse cells meet their subtrees, and every task's keys are sorted into one list.
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "node_walk.h"
+#include "tree_impl.h"
+
+namespace agrid {
+namespace {
+
+/// Staying boxes of one coarse cell tested against its subtree as one unit of parallel work.
+constexpr std::uint32_t kStaysPerWork = 64;
+
+}  // namespace
+
+void Tree::Impl::stay_pairs_below(std::uint32_t node, std::uint32_t s, detail::KeyBuffer& keys) const {
+  const Box box = stay.box(s);
+  const detail::LatticeBox& q = stay_lattice[s];
+  const std::uint32_t id = stay.id[s];
+  detail::for_children_in_range(nodes, nodes[node], q, [&](const detail::Node& child) {
+    const auto c = static_cast<std::uint32_t>(&child - nodes.data());
+    const std::uint8_t bits = detail::query_start_bits(q, child);
+    if (child.stay_end > child.stay_begin) {
+      detail::append_box_pairs(stay, {child.stay_begin, child.stay_end}, box, bits, id, config.kernel, keys);
+    }
+    const detail::LeafPlace place = places[c];
+    if (place.grid == detail::kNotALeaf.grid) {
+      stay_pairs_below(c, s, keys);
+      return true;
+    }
+    grid_impl(*grids[place.grid]).for_each_range(place.root, q, true,
+                                                 [&](const detail::EntryArrays& e, detail::CellRange range, std::uint8_t b) {
+                                                   detail::append_box_pairs(e, range, box, b, id, config.kernel, keys);
+                                                   return true;
+                                                 });
+    return true;
+  });
+}
+
+void Tree::Impl::find_pairs(std::vector<Pair>& out) {
+  // The staying boxes of every coarse cell, in fixed units: among themselves, then against the
+  // cell's subtree in runs of kStaysPerWork.
+  stay_work.clear();
+  for (std::uint32_t n = 0; n < nodes.size(); ++n) {
+    const detail::Node& node = nodes[n];
+    if (node.stay_end == node.stay_begin) continue;
+    stay_work.push_back({n, node.stay_begin, node.stay_end, true});
+    for (std::uint32_t s = node.stay_begin; s < node.stay_end; s += kStaysPerWork) {
+      stay_work.push_back({n, s, std::min(s + kStaysPerWork, node.stay_end), false});
+    }
+  }
+  if (stay_keys.size() < stay_work.size()) stay_keys.resize(stay_work.size());
+  tbb::parallel_for(std::size_t{0}, stay_work.size(), [&](std::size_t w) {
+    const detail::StayWork work = stay_work[w];
+    detail::KeyBuffer& keys = stay_keys[w];
+    keys.clear();
+    if (work.self) {
+      const detail::CellRange cell{work.begin, work.end};
+      detail::append_cell_pairs(stay, std::span(&cell, 1), config.sweep_threshold, config.kernel, sweep_scratch.local(), keys);
+      return;
+    }
+    for (std::uint32_t s = work.begin; s < work.end; ++s) stay_pairs_below(work.node, s, keys);
+  });
+
+  // Every task's keys, then every stay unit's, in that fixed order.
+  segments.clear();
+  for (std::uint32_t t = 0; t < tasks_used; ++t) segments.push_back(grid_impl(*grids[t]).pair_keys.keys());
+  for (std::size_t w = 0; w < stay_work.size(); ++w) segments.push_back(stay_keys[w].keys());
+  detail::sort_segments(segments, stats.boxes, sort_scratch, out);
+}
+
+}  // namespace agrid

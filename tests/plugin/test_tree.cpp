@@ -1,0 +1,216 @@
+// The tree of grids against the oracle, exactly, and against itself on 1, 2, 3, 4 and 8
+// threads: the same pairs, element for element, whatever the thread count.
+
+#include <gtest/gtest.h>
+
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "agrid/agrid.h"
+#include "agrid_scenes/scenes.h"
+#include "oracle/oracle.h"
+#include "support/test_support.h"
+
+namespace agrid::test {
+namespace {
+
+constexpr int kThreadCounts[] = {1, 2, 3, 4, 8};
+
+// A config whose tree splits while cells hold more than `task_entries` copies.
+Config with_task_entries(std::uint32_t task_entries, Config config = {}) {
+  config.task_entries = task_entries;
+  return config;
+}
+
+// The tree's pairs, built and searched in an arena of `threads` threads.
+std::vector<Pair> tree_pairs(std::span<const Box> boxes, const Config& config, int threads) {
+  tbb::task_arena arena(threads);
+  std::vector<Pair> out;
+  arena.execute([&] {
+    Tree tree(config);
+    tree.build(boxes);
+    tree.find_pairs(out);
+  });
+  return out;
+}
+
+// The tree matches `expected` on every thread count, for each of the configs.
+void expect_tree_matches(std::span<const Box> boxes, const std::vector<Pair>& expected, std::span<const Config> configs) {
+  for (const Config& config : configs) {
+    for (const int threads : kThreadCounts) {
+      EXPECT_TRUE(same_pairs(expected, tree_pairs(boxes, config, threads), boxes))
+          << name(config) << " task_entries " << config.task_entries << ", " << threads << " threads";
+    }
+  }
+}
+
+std::string test_name(std::string_view scene) {
+  std::string n(scene);
+  for (char& ch : n) ch = ch == '-' ? '_' : ch;
+  return n;
+}
+
+// ---- the shared scene library, on every thread count ---------------------------------------
+
+class TreeBenchmarkScenes : public ::testing::TestWithParam<std::string_view> {};
+
+TEST_P(TreeBenchmarkScenes, SameOnAnyThreadCountAndMatchesOracle) {
+  const auto scene = scenes::make_scene(GetParam(), 0.03, 1);
+  ASSERT_FALSE(scene.boxes.empty());
+  const auto expected = oracle::pairs(scene.boxes);
+  // The default, and small tasks so that the coarse tree goes deep and has many tasks.
+  const Config configs[] = {Config{}, with_task_entries(200), with_task_entries(1, make_config(1, 1, 2))};
+  expect_tree_matches(scene.boxes, expected, configs);
+}
+
+INSTANTIATE_TEST_SUITE_P(Scale3Percent, TreeBenchmarkScenes,
+                         ::testing::ValuesIn(scenes::benchmark_scene_names().begin(),
+                                             scenes::benchmark_scene_names().end()),
+                         [](const ::testing::TestParamInfo<std::string_view>& p) { return test_name(p.param); });
+
+class TreeAdversarialScenes : public ::testing::TestWithParam<std::string_view> {};
+
+TEST_P(TreeAdversarialScenes, SameOnAnyThreadCountAndMatchesOracle) {
+  for (std::uint64_t seed : {1u, 2u}) {
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    const auto scene = scenes::make_scene(GetParam(), 1.0, seed);
+    ASSERT_FALSE(scene.boxes.empty());
+    const auto expected = oracle::pairs(scene.boxes);
+    const Config configs[] = {Config{}, with_task_entries(64), with_task_entries(1, make_config(2, 2, 64, 1.0f, 8.0f))};
+    expect_tree_matches(scene.boxes, expected, configs);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(FullScale, TreeAdversarialScenes,
+                         ::testing::ValuesIn(scenes::adversarial_scene_names().begin(),
+                                             scenes::adversarial_scene_names().end()),
+                         [](const ::testing::TestParamInfo<std::string_view>& p) { return test_name(p.param); });
+
+// ---- seeded random scenes and every configuration -------------------------------------------
+
+TEST(Tree, RandomScenesMatchOracle) {
+  for (const std::uint32_t count : {0u, 1u, 2u, 33u, 1000u, 6000u, 20000u}) {
+    for (const Density density : {Density::kVerySparse, Density::kMedium, Density::kVeryDense}) {
+      const auto boxes = random_scene(count, density, count + 7);
+      const auto expected = oracle::pairs(boxes);
+      for (const std::uint32_t task_entries : {1u, 50u, 4096u}) {
+        for (const int threads : {1, 3}) {
+          EXPECT_TRUE(same_pairs(expected, tree_pairs(boxes, with_task_entries(task_entries), threads), boxes))
+              << count << " boxes, " << name(density) << ", task_entries " << task_entries << ", " << threads
+              << " threads";
+        }
+      }
+    }
+  }
+}
+
+TEST(Tree, EveryConfigurationMatchesOracle) {
+  const auto boxes = random_scene(4000, Density::kDense, 99);
+  const auto expected = oracle::pairs(boxes);
+  for (const Config& config : all_config_combinations()) {
+    for (const std::uint32_t task_entries : {1u, 300u}) {
+      EXPECT_TRUE(same_pairs(expected, tree_pairs(boxes, with_task_entries(task_entries, config), 3), boxes))
+          << name(config) << " task_entries " << task_entries;
+    }
+  }
+}
+
+// ---- reuse, bad input, stats -------------------------------------------------------------
+
+TEST(Tree, ReusedAcrossFramesOfChangingSize) {
+  // Scratch kept between frames (per task and per worker) must never leak into the next one.
+  Tree tree(with_task_entries(100));
+  tbb::task_arena arena(2);
+  for (const std::uint32_t count : {20000u, 50u, 0u, 8000u, 20000u, 3u}) {
+    const auto boxes = random_scene(count, Density::kDense, count);
+    std::vector<Pair> found = {Pair{1, 2}};  // replaced, not appended to
+    arena.execute([&] {
+      tree.build(boxes);
+      tree.find_pairs(found);
+    });
+    EXPECT_TRUE(same_pairs(oracle::pairs(boxes), found, boxes)) << count << " boxes";
+  }
+}
+
+TEST(Tree, BadAndExtremeBoxesChangeNothingElse) {
+  // Invalid boxes pair with nothing; infinite, huge and far boxes pair with what they overlap.
+  const auto good = random_scene(20000, Density::kMedium, 5);
+  const Mixed mixed = mix_in(good, invalid_box_kinds(), 6);
+  const auto expected = oracle::pairs(mixed.boxes);
+  const Config configs[] = {Config{}, with_task_entries(64)};
+  expect_tree_matches(mixed.boxes, expected, configs);
+
+  auto extreme = good;
+  for (const Box& b : extreme_boxes(finite_bounds(good))) extreme.push_back(b);
+  expect_tree_matches(extreme, oracle::pairs(extreme), configs);
+}
+
+TEST(Tree, TooManyBoxesIsAClearErrorNotACrash) {
+  const std::vector<Box> few(4);
+  const std::span<const Box> too_many(few.data(), std::size_t{std::numeric_limits<std::uint32_t>::max()});
+  Tree tree;
+  EXPECT_THROW(tree.build(too_many), std::length_error);
+  tree.build(few);  // still usable
+  std::vector<Pair> pairs;
+  tree.find_pairs(pairs);
+  EXPECT_EQ(pairs.size(), 6u);
+}
+
+TEST(Tree, RefusesAnUnusableConfig) {
+  EXPECT_THROW(Tree(with_task_entries(0)), std::invalid_argument);
+}
+
+TEST(Tree, StatsAgreeWithTheGrid) {
+  const auto good = random_scene(30000, Density::kMedium, 8);
+  const Mixed mixed = mix_in(good, invalid_box_kinds(), 9);
+  auto boxes = mixed.boxes;
+  for (const Box& b : extreme_boxes(finite_bounds(good))) boxes.push_back(b);
+  Grid grid;
+  grid.build(boxes);
+  Tree tree;
+  tbb::task_arena(2).execute([&] { tree.build(boxes); });
+  const GridStats g = grid.stats();
+  const GridStats t = tree.stats();
+  EXPECT_EQ(t.boxes, g.boxes);
+  EXPECT_EQ(t.invalid_boxes, g.invalid_boxes);
+  EXPECT_EQ(t.oversize_boxes, g.oversize_boxes);
+  EXPECT_GT(t.tasks, 1u);
+  EXPECT_EQ(g.tasks, 1u);
+  EXPECT_GE(t.leaf_entries, g.boxes - g.invalid_boxes - g.oversize_boxes);
+  EXPECT_GT(t.nodes, t.leaves);
+  EXPECT_GT(t.bytes_held, 0u);
+}
+
+TEST(Tree, HonoursGlobalControl) {
+  // Limited to one thread by the application, the tree still finds every pair.
+  const auto boxes = random_scene(20000, Density::kDense, 3);
+  tbb::global_control one_thread(tbb::global_control::max_allowed_parallelism, 1);
+  Tree tree;
+  std::vector<Pair> found;
+  tree.build(boxes);
+  tree.find_pairs(found);
+  EXPECT_TRUE(same_pairs(oracle::pairs(boxes), found, boxes));
+}
+
+// ---- find_all_pairs picks the tree for large inputs ----------------------------------------
+
+TEST(Tree, FindAllPairsUsesTheTreeAboveItsThreshold) {
+  const auto boxes = random_scene(5000, Density::kDense, 13);
+  const auto expected = oracle::pairs(boxes);
+  Config config;
+  for (const std::uint32_t threshold : {0u, 4999u, 5000u, 5001u, std::numeric_limits<std::uint32_t>::max()}) {
+    config.tree_min_boxes = threshold;
+    for (const int threads : kThreadCounts) {
+      std::vector<Pair> found;
+      tbb::task_arena(threads).execute([&] { found = find_all_pairs(boxes, config); });
+      EXPECT_TRUE(same_pairs(expected, found, boxes)) << "threshold " << threshold << ", " << threads << " threads";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace agrid::test
