@@ -21,6 +21,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "agrid/agrid.h"
@@ -43,12 +44,17 @@ constexpr float kSegmentLength = 10.0f;
 
 /// Each scene is built once, on first use, so a filtered run builds only what it needs.
 /// Benchmarks run one after another on the main thread, so the cache needs no lock.
-const std::vector<agrid::Box>& scene_boxes(std::string_view name) {
-  static std::map<std::string, agrid::scenes::Scene, std::less<>> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(std::string(name), agrid::scenes::make_scene(name)).first;
+const std::vector<agrid::Box>& scene_boxes(std::string_view name, double scale = 1.0) {
+  static std::map<std::pair<std::string, double>, agrid::scenes::Scene> cache;
+  const std::pair<std::string, double> key(name, scale);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, agrid::scenes::make_scene(name, scale)).first;
   return it->second.boxes;
 }
+
+/// The scene and its scales (of its 20,004 boxes) that place Config::tree_min_boxes.
+constexpr std::string_view kThresholdScene = "article-20k-dense";
+constexpr double kThresholdScales[] = {0.125, 0.25, 0.5, 0.75, 1.0};
 
 /// Runs `body` inside an arena of `threads` threads.
 template <class Body>
@@ -101,8 +107,8 @@ void bm_find_all_pairs(benchmark::State& state, const std::string& scene) {
 
 /// A warm frame of a reusable object: build, then find all pairs.
 template <class Structure>
-void bm_frame(benchmark::State& state, const std::string& scene, int threads) {
-  const auto& boxes = scene_boxes(scene);
+void bm_frame(benchmark::State& state, const std::string& scene, int threads, double scale = 1.0) {
+  const auto& boxes = scene_boxes(scene, scale);
   Structure structure;
   std::vector<agrid::Pair> pairs;
   double loop_ns = 0;
@@ -221,6 +227,20 @@ int main(int argc, char** argv) {
     });
     b->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
     for (const int threads : kThreadCounts) b->Arg(threads);
+  }
+  // Where the tree of grids on two threads starts to beat one grid on one: find_all_pairs's
+  // Config::tree_min_boxes.
+  for (const double scale : kThresholdScales) {
+    const std::string scene(kThresholdScene);
+    const std::string suffix = "/" + scene + "/boxes:" + std::to_string(scene_boxes(scene, scale).size());
+    benchmark::RegisterBenchmark(("BM_threshold_grid" + suffix + "/threads:1").c_str(),
+                                 [scene, scale](benchmark::State& state) { bm_frame<agrid::Grid>(state, scene, 1, scale); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark(("BM_threshold_tree" + suffix + "/threads:2").c_str(),
+                                 [scene, scale](benchmark::State& state) { bm_frame<agrid::Tree>(state, scene, 2, scale); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
   }
   benchmark::RegisterBenchmark(("BM_grid_query_box/" + std::string(kBoxQueryScene)).c_str(),
                                bm_grid_query_box)

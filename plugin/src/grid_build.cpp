@@ -288,8 +288,18 @@ template <class Source>
 void Grid::Impl::make_leaf(const detail::PendingNode& p, const Source& source) {
   Node& node = nodes[p.node];
   node.leaf_begin = leaf.size();
-  for (std::uint32_t k = p.begin; k < p.end; ++k) {
-    if (source.present(k)) leaf.set(leaf.grow(1), source.entry(k));
+  if constexpr (requires { source.records; }) {
+    // Records are all present: one slice, written straight.
+    const std::uint32_t at = leaf.grow(p.end - p.begin) - p.begin;
+    const detail::EntryWriter writer(leaf);
+    for (std::uint32_t k = p.begin; k < p.end; ++k) {
+      const detail::WorkEntry& r = source.entry(k);
+      writer.write(at + k, r.box(), r.id, r.start);
+    }
+  } else {
+    for (std::uint32_t k = p.begin; k < p.end; ++k) {
+      if (source.present(k)) leaf.set(leaf.grow(1), source.entry(k));
+    }
   }
   node.leaf_end = leaf.size();
   if (node.leaf_end - node.leaf_begin >= 2) leaf_cells.push_back({node.leaf_begin, node.leaf_end});
@@ -389,8 +399,8 @@ void Grid::Impl::split(const detail::PendingNode& p, const Source& source) {
     if ((leaf_children >> child) & 1u) {
       leaf_writer.write(at, r.box(), r.id, start);
     } else {
-      dst[at] = r;
-      dst[at].start = start;
+      // Whole, not copied then patched: a store into a line just written stalls.
+      dst[at] = detail::WorkEntry{{r.lo[0], r.lo[1], r.lo[2]}, {r.hi[0], r.hi[1], r.hi[2]}, r.id, start};
     }
   };
   for (std::uint32_t k = p.begin; k < p.end; ++k) {

@@ -13,12 +13,17 @@ constexpr std::size_t kRadixMinimum = 2048;
 /// Widest radix digit: 2^11 counters fit in L1 beside the data streams.
 constexpr unsigned kMaxDigitBits = 11;
 
-// Keys store (first << 32) | second; sorting works on first and second packed into 2 * id_bits
-// bits, so that the radix sort makes as few passes as it can.
+// Keys store (first << 32) | second; sorting works on the low first_bits of first (the others
+// are the same in all keys) and second packed into first_bits + id_bits bits, so that the radix
+// sort makes as few passes as it can.
 struct Packing {
   unsigned id_bits;
+  unsigned first_bits;
 
-  [[nodiscard]] std::uint64_t pack(std::uint64_t key) const noexcept { return ((key >> 32) << id_bits) | (key & 0xffffffffu); }
+  [[nodiscard]] std::uint64_t pack(std::uint64_t key) const noexcept {
+    const std::uint64_t first = (key >> 32) & ((std::uint64_t{1} << first_bits) - 1);
+    return (first << id_bits) | (key & 0xffffffffu);
+  }
   [[nodiscard]] static Pair pair(std::uint64_t key) noexcept {
     return Pair{static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key)};
   }
@@ -27,7 +32,7 @@ struct Packing {
 // LSD radix sort on the packed keys, the last pass writing the Pairs into `out`.
 void radix_sort(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, Packing packing,
                 std::span<Pair> out) {
-  const unsigned key_bits = 2 * packing.id_bits;
+  const unsigned key_bits = packing.first_bits + packing.id_bits;
   const unsigned passes = std::max(1u, (key_bits + kMaxDigitBits - 1) / kMaxDigitBits);
   const unsigned digit_bits = (key_bits + passes - 1) / passes;
   const std::uint64_t digit_mask = (std::uint64_t{1} << digit_bits) - 1;
@@ -54,8 +59,9 @@ void radix_sort(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t
 }  // namespace
 
 void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, std::uint32_t id_limit,
-                std::span<Pair> out) {
-  const Packing packing{static_cast<unsigned>(std::bit_width(id_limit))};
+                std::span<Pair> out, unsigned first_bits) {
+  const auto id_bits = static_cast<unsigned>(std::bit_width(id_limit));
+  const Packing packing{id_bits, std::min(first_bits, id_bits)};
   if (keys.size() >= kRadixMinimum) {
     radix_sort(keys, scratch, packing, out);
     return;

@@ -12,9 +12,9 @@ namespace agrid::detail {
 
 /// Writes the pairs of `keys` (as made by pair_key) into `out` (of the same size) in ascending
 /// order. `keys` is left in an unspecified state; `scratch` is working memory (grow only).
-/// Every id is below `id_limit`.
+/// Every id is below `id_limit`; all first ids agree above their low `first_bits` bits.
 void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, std::uint32_t id_limit,
-                std::span<Pair> out);
+                std::span<Pair> out, unsigned first_bits = 32);
 
 /// Replaces `out` with the pairs of `keys` in ascending order; as above.
 void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, std::uint32_t id_limit,

@@ -104,7 +104,9 @@ void sort_segments(std::span<const std::span<const std::uint64_t>> segments, std
   tbb::parallel_for(std::uint32_t{0}, buckets.count, [&](std::uint32_t b) {
     const std::size_t begin = bucket_begin[b];
     const std::size_t size = bucket_begin[b + 1] - begin;
-    sort_pairs(std::span(keys + begin, size), scratch.radix.local(), id_limit, std::span(out.data() + begin, size));
+    // All first ids of a bucket agree above the bucket's shift.
+    sort_pairs(std::span(keys + begin, size), scratch.radix.local(), id_limit, std::span(out.data() + begin, size),
+               buckets.shift);
   });
 }
 

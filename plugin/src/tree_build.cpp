@@ -9,6 +9,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
 
 #include "split_rules.h"
 #include "tree_impl.h"
@@ -23,9 +24,14 @@ using detail::kSpread;
 using detail::Node;
 using detail::RecordSource;
 
-/// Entries coded and scattered as one unit of parallel work: large enough that a task's
-/// overhead and its per-child counters vanish beside it, small enough for many per core.
-constexpr std::uint32_t kChunkEntries = 32768;
+/// Entries coded and scattered as one unit of parallel work: each thread gets about this many
+/// chunks of a level, so that a slow one can be balanced by the others ...
+constexpr std::uint32_t kChunksPerThread = 4;
+/// ... but no chunk is smaller than this, or the per-chunk counters of the children would cost
+/// more than the entries. Fewer, larger chunks scatter faster: each chunk writes its own slice
+/// of every child, and slices cut the children's write streams. The layout of the entries does
+/// not depend on the chunks: a child's entries are in ascending order of the level's entries.
+constexpr std::uint32_t kMinChunkEntries = 16384;
 
 // The offset, among cells x + s*y + s*s*z of side s, of the next cell on the given axes.
 template <std::uint32_t kSide>
@@ -130,9 +136,13 @@ void Tree::Impl::build(std::span<const Box> boxes) {
 
 void Tree::Impl::make_chunks(std::uint32_t buckets) {
   chunks.clear();
+  const std::uint64_t entries = pending.empty() ? 0 : pending.back().end;
+  const auto threads = static_cast<std::uint64_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+  const auto size = static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(kMinChunkEntries, entries / (threads * kChunksPerThread) + 1));
   for (std::uint32_t p = 0; p < pending.size(); ++p) {
-    for (std::uint32_t at = pending[p].begin; at < pending[p].end; at += std::min(kChunkEntries, pending[p].end - at)) {
-      chunks.push_back({p, at, at + std::min(kChunkEntries, pending[p].end - at)});
+    for (std::uint32_t at = pending[p].begin; at < pending[p].end; at += std::min(size, pending[p].end - at)) {
+      chunks.push_back({p, at, at + std::min(size, pending[p].end - at)});
     }
   }
   grow_to(chunk_counts, chunks.size() * std::size_t{buckets});
@@ -204,9 +214,8 @@ void Tree::Impl::scatter_chunks(const Coding& coding, const Source& source) {
       const std::uint32_t start = Coding::start(code);
       for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) {
         const std::uint32_t axes = kSpread.axes[spread][i];
-        detail::WorkEntry& e = dst[at[first + Coding::offset(axes)]++];
-        e = r;
-        e.start = start & ~axes;
+        dst[at[first + Coding::offset(axes)]++] =
+            detail::WorkEntry{{r.lo[0], r.lo[1], r.lo[2]}, {r.hi[0], r.hi[1], r.hi[2]}, r.id, start & ~axes};
       }
     }
   });
