@@ -67,10 +67,10 @@ class Rng {
   std::array<std::uint64_t, 4> state_{};
 };
 
-constexpr std::array<std::string_view, 9> kBenchmarkSceneNames = {
-    "article-20k-sparse", "article-20k-dense", "article-40k-slab",   "uniform-1M",
-    "box-pruning-10k",    "box-pruning-100k",  "paper-1M-dense",     "ball-cluster-500k",
-    "plane-cluster-562k"};
+constexpr std::array<std::string_view, 11> kBenchmarkSceneNames = {
+    "article-20k-sparse", "article-20k-dense", "article-40k-slab",      "uniform-1M",
+    "box-pruning-10k",    "box-pruning-100k",  "paper-1M-dense",        "ball-cluster-500k",
+    "plane-cluster-562k", "distant-clusters-500k", "teapot-stadium-500k"};
 
 constexpr std::array<std::string_view, 9> kAdversarialSceneNames = {
     "all-identical",    "tiny-cluster", "far-offsets",
@@ -406,6 +406,41 @@ std::vector<Box> plane_cluster(std::uint32_t side, std::uint64_t seed) {
   return boxes;
 }
 
+/// Far apart, the centres of distant-clusters-500k's four balls (a tetrahedron's corners).
+constexpr float kClusterDistance = 5000.0f;
+/// Half the side of teapot-stadium-500k's stadium, and the boxes spread over it.
+constexpr float kStadiumHalfSide = 50000.0f;
+constexpr double kStadiumBoxes = 2000;
+
+/// `count` unit cubes in four balls of `radius` each, kClusterDistance apart.
+std::vector<Box> distant_clusters(std::uint32_t count, float radius, std::uint64_t seed) {
+  const Vec3 centres[4] = {{0, 0, 0}, {kClusterDistance, 0, 0}, {0, kClusterDistance, 0}, {0, 0, kClusterDistance}};
+  std::vector<Box> boxes;
+  boxes.reserve(count);
+  for (std::uint32_t k = 0; k < 4; ++k) {
+    const std::uint32_t share = count / 4 + (k < count % 4 ? 1u : 0u);
+    for (Box b : ball_cluster(share, radius, seed + k)) {
+      b.min = {b.min.x + centres[k].x, b.min.y + centres[k].y, b.min.z + centres[k].z};
+      b.max = {b.max.x + centres[k].x, b.max.y + centres[k].y, b.max.z + centres[k].z};
+      boxes.push_back(b);
+    }
+  }
+  return boxes;
+}
+
+/// `count` unit cubes in a ball of `radius` (the teapot), then `stadium` unit cubes uniform in
+/// a cube of half-side kStadiumHalfSide around it.
+std::vector<Box> teapot_stadium(std::uint32_t count, float radius, std::uint32_t stadium, std::uint64_t seed) {
+  std::vector<Box> boxes = ball_cluster(count, radius, seed);
+  Rng rng(seed + 1);
+  for (std::uint32_t i = 0; i < stadium; ++i) {
+    const Vec3 c = uniform_point(rng, {-kStadiumHalfSide, -kStadiumHalfSide, -kStadiumHalfSide},
+                                 {kStadiumHalfSide, kStadiumHalfSide, kStadiumHalfSide});
+    boxes.push_back(box_from({c.x - 0.5f, c.y - 0.5f, c.z - 0.5f}, {1, 1, 1}));
+  }
+  return boxes;
+}
+
 }  // namespace
 
 std::vector<Box> article(std::uint32_t count, Vec3 range, std::uint64_t seed) {
@@ -455,6 +490,8 @@ Scene make_scene(std::string_view name, double scale, std::uint64_t seed) {
   else if (name == "paper-1M-dense") b = article_scene(1000000, {567.5f, 567.5f, 567.5f});
   else if (name == "ball-cluster-500k") b = ball_cluster(scaled_count(524288, scale), scaled_length(60.0f, scale), seed);
   else if (name == "plane-cluster-562k") b = plane_cluster(static_cast<std::uint32_t>(std::max(1.0, std::round(750.0 * std::sqrt(scale)))), seed);
+  else if (name == "distant-clusters-500k") b = distant_clusters(scaled_count(524288, scale), scaled_length(60.0f / std::cbrt(4.0f), scale), seed);
+  else if (name == "teapot-stadium-500k") b = teapot_stadium(scaled_count(500000, scale), scaled_length(50.0f, scale), scaled_count(kStadiumBoxes, scale), seed);
   else if (name == "all-identical") b = all_identical(scale, seed);
   else if (name == "tiny-cluster") b = tiny_cluster(scale, seed);
   else if (name == "far-offsets") b = far_offsets(scale, seed);

@@ -30,8 +30,11 @@ struct Scene {
 /// article-20k-sparse, article-20k-dense, article-40k-slab, uniform-1M, box-pruning-10k,
 /// box-pruning-100k (issue 2); paper-1M-dense (uniform-1M's boxes in [0, 567.5)^3),
 /// ball-cluster-500k (524,288 unit cubes in a ball of radius 60), plane-cluster-562k (750 x 750
-/// cubes of edge 0.98 in one layer, no pairs) (issue 3). Scaled, the plane keeps its spacing
-/// and shrinks its side with the square root of the scale.
+/// cubes of edge 0.98 in one layer, no pairs) (issue 3); and two clustered scenes for the
+/// tree of grids' load balance: distant-clusters-500k (four balls of 131,072 unit cubes, each
+/// as dense as ball-cluster-500k, 5,000 apart) and teapot-stadium-500k (500,000 unit cubes in a
+/// ball of radius 50, and 2,000 spread over a stadium 100,000 across). Scaled, the plane keeps
+/// its spacing and shrinks its side with the square root of the scale.
 [[nodiscard]] std::span<const std::string_view> benchmark_scene_names();
 
 /// Names of the adversarial scenes the tests run: all-identical, tiny-cluster, far-offsets,
