@@ -406,8 +406,9 @@ void Tree::Impl::run_level_tasks() {
   // The costliest tasks first, so that none is left alone at the end.
   task_order.resize(count);
   std::iota(task_order.begin(), task_order.end(), 0u);
-  std::stable_sort(task_order.begin(), task_order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return level_tasks[a].cost > level_tasks[b].cost; });
+  std::sort(task_order.begin(), task_order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return level_tasks[a].cost != level_tasks[b].cost ? level_tasks[a].cost > level_tasks[b].cost : a < b;
+  });
   tbb::parallel_for(
       tbb::blocked_range<std::uint32_t>(0, count, 1),
       [&](const tbb::blocked_range<std::uint32_t>& range) {

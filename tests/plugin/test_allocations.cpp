@@ -96,5 +96,38 @@ TEST(Allocations, WarmFrameOfSameInputAllocatesNothing) {
   }
 }
 
+TEST(Allocations, WarmTreeFrameOfSameInputAllocatesNothing) {
+  // The tree keeps its scratch per task and per worker: with one worker, which one warms what is
+  // fixed, so a warm frame must not allocate at all.
+  const std::vector<std::vector<Box>> scenes_to_try = {
+      random_scene(20000, Density::kMedium, 1),
+      scenes::make_scene("paper-1M-dense", 0.05, 1).boxes,
+      scenes::make_scene("teapot-stadium-500k", 0.05, 1).boxes,
+      scenes::make_scene("huge-and-infinite", 1.0, 1).boxes,
+      scenes::make_scene("bad-input", 1.0, 1).boxes,
+  };
+  tbb::task_arena one_thread(1);
+  for (const auto& boxes : scenes_to_try) {
+    SCOPED_TRACE(::testing::Message() << boxes.size() << " boxes");
+    for (const std::uint32_t task_entries : {64u, Config{}.task_entries}) {
+      Config config;
+      config.task_entries = task_entries;
+      SCOPED_TRACE(::testing::Message() << "task_entries " << task_entries);
+      one_thread.execute([&] {
+        Tree tree(config);
+        std::vector<Pair> pairs;
+        const auto frame = [&] {
+          tree.build(boxes);
+          tree.find_pairs(pairs);
+        };
+        frame();  // warm-up
+        frame();
+        EXPECT_EQ(allocations_in(frame), 0) << "a warm tree frame of the same input allocated";
+        EXPECT_GT(tree.stats().tasks, 0u);
+      });
+    }
+  }
+}
+
 }  // namespace
 }  // namespace agrid::test

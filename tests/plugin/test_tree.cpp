@@ -160,6 +160,14 @@ TEST(Tree, TooManyBoxesIsAClearErrorNotACrash) {
   EXPECT_EQ(pairs.size(), 6u);
 }
 
+TEST(Tree, NothingBuiltNothingFound) {
+  Tree tree;
+  std::vector<Pair> pairs = {Pair{0, 1}};
+  tree.find_pairs(pairs);
+  EXPECT_TRUE(pairs.empty());
+  EXPECT_EQ(tree.stats().boxes, 0u);
+}
+
 TEST(Tree, RefusesAnUnusableConfig) {
   EXPECT_THROW(Tree(with_task_entries(0)), std::invalid_argument);
 }
