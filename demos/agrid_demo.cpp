@@ -1,5 +1,6 @@
-// agrid-demo: times a warm agrid::Grid frame (build + find_pairs) on the benchmark scenes and
-// prints a table, after checking each frame's pairs against agrid::find_all_pairs.
+// agrid-demo: times warm frames (build + find_pairs) of agrid::Grid (one thread) and agrid::Tree
+// (all threads) on the benchmark scenes and prints a table, after checking every frame's pairs
+// against agrid::find_all_pairs.
 // Exit codes: 0 success, 1 a result mismatch, 2 a usage error.
 
 #include <tbb/info.h>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,30 +98,41 @@ double median(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
-/// Runs one scene; returns false if the grid's pairs differ from find_all_pairs'.
-bool run_scene(const std::string& name, double scale) {
-  const agrid::scenes::Scene scene = agrid::scenes::make_scene(name, scale);
-  const std::vector<agrid::Pair> expected = agrid::find_all_pairs(scene.boxes);
-
-  agrid::Grid grid;
+/// Median milliseconds of a warm frame (build + find_pairs) of `structure`; nullopt if a frame's
+/// pairs differ from `expected`.
+template <class Structure>
+std::optional<double> median_frame_ms(Structure& structure, const agrid::scenes::Scene& scene,
+                                      const std::vector<agrid::Pair>& expected, const char* what) {
   std::vector<agrid::Pair> pairs;
   std::vector<double> millis;
   for (int run = 0; run <= kTimedRuns; ++run) {  // run 0 is the warm-up
     const auto start = std::chrono::steady_clock::now();
-    grid.build(scene.boxes);
-    grid.find_pairs(pairs);
+    structure.build(scene.boxes);
+    structure.find_pairs(pairs);
     const auto stop = std::chrono::steady_clock::now();
     if (run > 0) millis.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
     if (pairs != expected) {
-      std::fprintf(stderr, "agrid-demo: %s: Grid found %zu pairs, find_all_pairs %zu; results differ\n",
-                   name.c_str(), pairs.size(), expected.size());
-      return false;
+      std::fprintf(stderr, "agrid-demo: %s: %s found %zu pairs, find_all_pairs %zu; results differ\n",
+                   scene.name.c_str(), what, pairs.size(), expected.size());
+      return std::nullopt;
     }
   }
-  const double ms = median(millis);
-  const double ns_per_box = scene.boxes.empty() ? 0.0 : ms * 1e6 / static_cast<double>(scene.boxes.size());
-  std::printf("%-20s %10zu %10zu %11.3f %9.1f\n", name.c_str(), scene.boxes.size(), pairs.size(), ms,
-              ns_per_box);
+  return median(millis);
+}
+
+/// Runs one scene with a Grid (one thread) and a Tree (all threads); returns false if either's
+/// pairs differ from find_all_pairs'.
+bool run_scene(const std::string& name, double scale) {
+  const agrid::scenes::Scene scene = agrid::scenes::make_scene(name, scale);
+  const std::vector<agrid::Pair> expected = agrid::find_all_pairs(scene.boxes);
+  agrid::Grid grid;
+  agrid::Tree tree;
+  const std::optional<double> grid_ms = median_frame_ms(grid, scene, expected, "Grid");
+  const std::optional<double> tree_ms = median_frame_ms(tree, scene, expected, "Tree");
+  if (!grid_ms || !tree_ms) return false;
+  const double ns_per_box = scene.boxes.empty() ? 0.0 : *grid_ms * 1e6 / static_cast<double>(scene.boxes.size());
+  std::printf("%-22s %10zu %10zu %10.3f %8.1f %10.3f %8.2fx\n", name.c_str(), scene.boxes.size(), expected.size(),
+              *grid_ms, ns_per_box, *tree_ms, *grid_ms / *tree_ms);
   std::fflush(stdout);
   return true;
 }
@@ -140,11 +153,11 @@ int main(int argc, char** argv) {
     for (const std::string_view name : agrid::scenes::benchmark_scene_names()) options.scenes.emplace_back(name);
   }
 
-  std::printf("agrid-demo: warm Grid frame (build + find_pairs), median of %d runs after 1 warm-up\n",
-              kTimedRuns);
-  // agrid::Grid finds pairs on the calling thread; the tree of grids will use the others.
-  std::printf("scale %g, 1 thread (this machine has %d)\n\n", options.scale, tbb::info::default_concurrency());
-  std::printf("%-20s %10s %10s %11s %9s\n", "scene", "boxes", "pairs", "median ms", "ns/box");
+  std::printf("agrid-demo: warm frames (build + find_pairs), median of %d runs after 1 warm-up\n", kTimedRuns);
+  std::printf("scale %g; Grid on 1 thread, Tree (tree of grids) on all %d threads of this machine\n\n", options.scale,
+              tbb::info::default_concurrency());
+  std::printf("%-22s %10s %10s %10s %8s %10s %9s\n", "scene", "boxes", "pairs", "grid ms", "ns/box", "tree ms",
+              "speed-up");
   bool ok = true;
   try {
     for (const std::string& name : options.scenes) ok = run_scene(name, options.scale) && ok;

@@ -33,6 +33,11 @@ TEST(Readme, ExampleDoesWhatItSays) {
   });
   std::sort(hit.begin(), hit.end());
   EXPECT_EQ(hit, (std::vector<std::uint32_t>{0, 1}));
+
+  agrid::Tree tree;                    // all pairs on all cores of the caller's task arena
+  tree.build(boxes);
+  tree.find_pairs(pairs);              // the same pairs as the grid's, on any number of threads
+  EXPECT_EQ(pairs, found);
 }
 
 }  // namespace

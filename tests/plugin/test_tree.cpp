@@ -193,6 +193,28 @@ TEST(Tree, StatsAgreeWithTheGrid) {
   EXPECT_GT(t.bytes_held, 0u);
 }
 
+TEST(Tree, StructureDoesNotDependOnTheThreadCount) {
+  // Nodes, tasks and entries are fixed by the input and the config; only bytes_held may differ
+  // (per-worker scratch).
+  const auto boxes = scenes::make_scene("teapot-stadium-500k", 0.1, 2).boxes;
+  const auto stats_on = [&](int threads) {
+    Tree tree;
+    tbb::task_arena(threads).execute([&] { tree.build(boxes); });
+    return tree.stats();
+  };
+  const GridStats one = stats_on(1);
+  EXPECT_GT(one.tasks, 1u);
+  for (const int threads : kThreadCounts) {
+    const GridStats s = stats_on(threads);
+    EXPECT_EQ(s.tasks, one.tasks) << threads << " threads";
+    EXPECT_EQ(s.nodes, one.nodes) << threads << " threads";
+    EXPECT_EQ(s.leaves, one.leaves) << threads << " threads";
+    EXPECT_EQ(s.depth, one.depth) << threads << " threads";
+    EXPECT_EQ(s.leaf_entries, one.leaf_entries) << threads << " threads";
+    EXPECT_EQ(s.staying_entries, one.staying_entries) << threads << " threads";
+  }
+}
+
 TEST(Tree, HonoursGlobalControl) {
   // Limited to one thread by the application, the tree still finds every pair.
   const auto boxes = random_scene(20000, Density::kDense, 3);
