@@ -219,10 +219,9 @@ TEST(Determinism, AnyThreadCountSameOutput) {
   const auto boxes = random_scene(20000, Density::kDense, 12);
   const auto expected = oracle::pairs(boxes);
   for (int threads : {1, 2, 3, 4, 8}) {
-    tbb::task_arena arena(threads);
     std::vector<Pair> found;
     std::vector<Pair> from_grid;
-    arena.execute([&] {
+    in_arena(threads, [&] {
       found = find_all_pairs(boxes);
       Grid grid;
       grid.build(boxes);

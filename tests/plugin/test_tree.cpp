@@ -28,9 +28,8 @@ Config with_task_entries(std::uint32_t task_entries, Config config = {}) {
 
 // The tree's pairs, built and searched in an arena of `threads` threads.
 std::vector<Pair> tree_pairs(std::span<const Box> boxes, const Config& config, int threads) {
-  tbb::task_arena arena(threads);
   std::vector<Pair> out;
-  arena.execute([&] {
+  in_arena(threads, [&] {
     Tree tree(config);
     tree.build(boxes);
     tree.find_pairs(out);
@@ -124,11 +123,10 @@ TEST(Tree, EveryConfigurationMatchesOracle) {
 TEST(Tree, ReusedAcrossFramesOfChangingSize) {
   // Scratch kept between frames (per task and per worker) must never leak into the next one.
   Tree tree(with_task_entries(100));
-  tbb::task_arena arena(2);
   for (const std::uint32_t count : {20000u, 50u, 0u, 8000u, 20000u, 3u}) {
     const auto boxes = random_scene(count, Density::kDense, count);
     std::vector<Pair> found = {Pair{1, 2}};  // replaced, not appended to
-    arena.execute([&] {
+    in_arena(2, [&] {
       tree.build(boxes);
       tree.find_pairs(found);
     });
@@ -180,7 +178,7 @@ TEST(Tree, StatsAgreeWithTheGrid) {
   Grid grid;
   grid.build(boxes);
   Tree tree;
-  tbb::task_arena(2).execute([&] { tree.build(boxes); });
+  in_arena(2, [&] { tree.build(boxes); });
   const GridStats g = grid.stats();
   const GridStats t = tree.stats();
   EXPECT_EQ(t.boxes, g.boxes);
@@ -199,7 +197,7 @@ TEST(Tree, StructureDoesNotDependOnTheThreadCount) {
   const auto boxes = scenes::make_scene("teapot-stadium-500k", 0.1, 2).boxes;
   const auto stats_on = [&](int threads) {
     Tree tree;
-    tbb::task_arena(threads).execute([&] { tree.build(boxes); });
+    in_arena(threads, [&] { tree.build(boxes); });
     return tree.stats();
   };
   const GridStats one = stats_on(1);
@@ -236,7 +234,7 @@ TEST(Tree, FindAllPairsUsesTheTreeAboveItsThreshold) {
     config.tree_min_boxes = threshold;
     for (const int threads : kThreadCounts) {
       std::vector<Pair> found;
-      tbb::task_arena(threads).execute([&] { found = find_all_pairs(boxes, config); });
+      in_arena(threads, [&] { found = find_all_pairs(boxes, config); });
       EXPECT_TRUE(same_pairs(expected, found, boxes)) << "threshold " << threshold << ", " << threads << " threads";
     }
   }

@@ -1,5 +1,8 @@
 #include "support/test_support.h"
 
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -696,6 +699,12 @@ template <class T>
   grid.for_each_pair([&](Pair p) { visited.push_back(p); });
   if (auto r = same_pairs(expected, visited, boxes); !r) return r << "\n  (Grid::for_each_pair)";
   return ::testing::AssertionSuccess();
+}
+
+void in_arena(int threads, const std::function<void()>& work) {
+  const tbb::global_control allow(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  tbb::task_arena arena(threads);
+  arena.execute(work);
 }
 
 }  // namespace agrid::test

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -98,6 +99,11 @@ struct Mixed {
   std::vector<std::uint32_t> position_of_good;
 };
 [[nodiscard]] Mixed mix_in(std::span<const Box> good, std::span<const Box> bad, std::uint64_t seed);
+
+/// Runs `work` in a tbb::task_arena of `threads` threads that really has them: an arena alone
+/// gets no more workers than the machine has cores, so the process's limit is raised (with a
+/// tbb::global_control) while it runs.
+void in_arena(int threads, const std::function<void()>& work);
 
 /// A Config from its knobs, named (aggregate initialisation would silently shift when the
 /// struct gains a field).

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "agrid/box.h"
+#include "agrid/broadphase.h"
 #include "agrid/config.h"
 #include "agrid/grid.h"
 #include "agrid/pair.h"

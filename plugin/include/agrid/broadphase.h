@@ -1,0 +1,109 @@
+#pragma once
+// Broadphase: the incremental front a physics engine talks to, in handles, once per step.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "agrid/box.h"
+#include "agrid/callback.h"
+#include "agrid/config.h"
+#include "agrid/pair.h"
+#include "agrid/segment.h"
+
+namespace agrid {
+
+/// An object's handle: an index, stable for the object's life. A removed object's handle is
+/// reused only after the update() that reports the end of its pairs.
+using Handle = std::uint32_t;
+
+/// A collision filter, as Bullet's: two objects may pair iff each one's group meets the other's
+/// mask.
+struct Filter {
+  std::uint32_t group = 1;
+  std::uint32_t mask = 0xffffffffu;
+};
+
+/// True iff objects with filters a and b may pair.
+[[nodiscard]] constexpr bool passes(Filter a, Filter b) noexcept {
+  return (a.group & b.mask) != 0 && (b.group & a.mask) != 0;
+}
+
+/// What one update() changed: pairs of handles (first < second), each list sorted ascending.
+struct PairChanges {
+  std::vector<Pair> began;
+  std::vector<Pair> ended;
+};
+
+/// Counts describing the broadphase after its last update().
+struct BroadphaseStats {
+  std::uint32_t objects = 0;          ///< Live objects.
+  std::uint32_t moving = 0;           ///< Objects rebuilt each update (changed lately, or new).
+  std::uint32_t resting = 0;          ///< Objects in the resting grid, rebuilt only as it changes.
+  std::uint32_t invalid = 0;          ///< Live objects whose box has a NaN or min > max.
+  std::uint32_t pairs = 0;            ///< Overlapping pairs that pass the filters.
+  std::uint64_t resting_rebuilds = 0; ///< Times the resting grid was rebuilt, in all.
+  std::size_t bytes_held = 0;         ///< Heap memory kept between updates.
+};
+
+/// Overlapping pairs of objects that come, move and go. Objects whose box did not change are
+/// *resting*: they sit in a grid rebuilt only when the resting set has changed enough, and
+/// each update() finds moving x moving and moving x resting pairs only (resting x resting pairs
+/// cannot change). Unchanged boxes cost a comparison. Boxes are closed; an invalid box pairs
+/// with nothing. Results do not depend on the number of threads (large moving sets use the
+/// tree of grids in the caller's task arena).
+class Broadphase {
+ public:
+  /// Throws std::invalid_argument if config.problem() is not empty.
+  explicit Broadphase(const Config& config = {});
+  ~Broadphase();
+  Broadphase(Broadphase&&) noexcept;
+  Broadphase& operator=(Broadphase&&) noexcept;
+  Broadphase(const Broadphase&) = delete;
+  Broadphase& operator=(const Broadphase&) = delete;
+
+  /// Adds an object; its pairs begin at the next update(). Throws std::length_error when
+  /// 2^32 - 2 objects are live.
+  Handle create(const Box& box, Filter filter = {});
+
+  /// Sets the object's box; O(1), and nearly free when the box is unchanged.
+  void set_box(Handle handle, const Box& box);
+
+  /// Sets the object's filter; its pairs are re-evaluated at the next update().
+  void set_filter(Handle handle, Filter filter);
+
+  /// Removes the object; its pairs are reported as ended by the next update().
+  void remove(Handle handle);
+
+  /// Brings the pairs up to date; returns those that began and ended since the last update.
+  /// Valid until the next update().
+  const PairChanges& update();
+
+  /// All pairs as of the last update(), sorted.
+  [[nodiscard]] std::span<const Pair> pairs() const noexcept;
+
+  /// True iff `handle` is a live object.
+  [[nodiscard]] bool contains(Handle handle) const noexcept;
+
+  /// The object's current box and filter. `handle` must be live.
+  [[nodiscard]] const Box& box(Handle handle) const;
+  [[nodiscard]] Filter filter(Handle handle) const;
+
+  /// Calls `visit` once with each live object whose current box overlaps `box` (in no
+  /// particular but deterministic order) until it returns false.
+  void for_each_overlap(const Box& box, FunctionRef<Handle> visit) const;
+
+  /// Calls `visit` once with each live object whose current box hits(segment, box) until it
+  /// returns false.
+  void for_each_hit(const Segment& segment, FunctionRef<Handle> visit) const;
+
+  /// Counts describing the last update().
+  [[nodiscard]] BroadphaseStats stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace agrid

@@ -1,0 +1,374 @@
+// Broadphase: objects in handles, a resting grid rebuilt rarely, a moving set rebuilt each update,
+// and the pairs diffed against the last update's.
+
+#include "agrid/broadphase.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "agrid/grid.h"
+#include "agrid/tree.h"
+#include "leaf_kernel.h"
+#include "uninitialized_vector.h"
+
+namespace agrid {
+namespace {
+
+/// An object whose box has not changed for this many updates may join the resting grid.
+constexpr std::uint64_t kRestAfterUpdates = 2;
+/// The resting grid is rebuilt when the objects ready to join it are at least this many ...
+constexpr std::uint32_t kMinRestingBatch = 256;
+/// ... and at least 1/kRestingGrowthDivisor of its members; or when that many members have
+/// left it (moved, changed filter, removed), since they still cost in its queries.
+constexpr std::uint32_t kRestingGrowthDivisor = 8;
+/// Moving objects queried against the resting grid per unit of parallel work.
+constexpr std::uint32_t kQueriesPerWork = 256;
+
+[[nodiscard]] bool same_box(const Box& a, const Box& b) noexcept {
+  // Bitwise, so that a NaN box set again counts as unchanged, and -0 as a change (harmless).
+  return std::memcmp(&a, &b, sizeof(Box)) == 0;
+}
+
+[[nodiscard]] Pair as_pair(std::uint64_t key) noexcept {
+  return Pair{static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key)};
+}
+
+}  // namespace
+
+struct Broadphase::Impl {
+  struct Object {
+    Box box;
+    Filter filter;
+    std::uint64_t changed_at = 0;  ///< The update count when its box or filter last changed.
+    bool alive = false;
+    bool dirty = false;            ///< Changed since the last update (in dirty_handles).
+    bool resting = false;          ///< A member of the resting grid, unchanged since it was built.
+  };
+
+  Config config;
+  std::vector<Object> objects;
+  std::vector<Handle> free_handles;     ///< Reusable now, lowest last.
+  std::vector<Handle> removed_handles;  ///< Removed since the last update: reusable after it.
+  std::vector<Handle> dirty_handles;    ///< Changed since the last update.
+  std::uint64_t updates = 0;
+  std::uint32_t live = 0;
+  std::uint64_t resting_rebuilds = 0;
+
+  // The resting grid: its members (ascending handles), their boxes, and their pairs.
+  Grid resting_grid;
+  std::vector<Handle> resting_handles;
+  std::vector<Box> resting_boxes;
+  std::vector<std::uint64_t> resting_keys;  ///< Pairs among members, as handle keys, sorted.
+  std::uint32_t resting_left = 0;            ///< Members that have left since the build.
+
+  // The moving set of the last update: everything alive and not resting. Its grid serves
+  // queries; when the tree found the pairs, the grid is built by the first query that needs it.
+  mutable Grid moving_grid;
+  mutable std::mutex moving_grid_mutex;
+  mutable std::atomic<bool> moving_grid_built{false};
+  Tree moving_tree;
+  std::vector<Handle> moving_handles;
+  std::vector<Box> moving_boxes;
+  std::vector<Pair> moving_pairs;
+
+  // Pair scratch and results.
+  std::vector<std::vector<std::uint64_t>> query_keys;  ///< Per unit of moving x resting work.
+  std::vector<std::uint64_t> keys;
+  std::vector<Pair> pairs;
+  std::vector<Pair> next_pairs;
+  PairChanges changes;
+  BroadphaseStats stats;
+
+  explicit Impl(const Config& c) : config(c), resting_grid(c), moving_grid(c), moving_tree(c) {}
+
+  Object& live_object(Handle h, const char* what) {
+    if (h >= objects.size() || !objects[h].alive) {
+      throw std::invalid_argument(std::string("agrid::Broadphase::") + what + ": not a live handle");
+    }
+    return objects[h];
+  }
+
+  // The object changed: it leaves the resting grid and is rebuilt at the next update.
+  void touch(Handle h) {
+    Object& o = objects[h];
+    if (o.resting) {
+      o.resting = false;
+      ++resting_left;
+    }
+    if (!o.dirty) {
+      o.dirty = true;
+      dirty_handles.push_back(h);
+    }
+  }
+
+  void update();
+  void ensure_moving_grid() const;
+  void rebuild_resting();
+  void find_moving_pairs();
+  void gather_pairs();
+  void diff_pairs();
+};
+
+Broadphase::Broadphase(const Config& config) {
+  if (const std::string_view problem = config.problem(); !problem.empty()) {
+    throw std::invalid_argument("agrid::Config: " + std::string(problem));
+  }
+  impl_ = std::make_unique<Impl>(config);
+}
+Broadphase::~Broadphase() = default;
+Broadphase::Broadphase(Broadphase&&) noexcept = default;
+Broadphase& Broadphase::operator=(Broadphase&&) noexcept = default;
+
+Handle Broadphase::create(const Box& box, Filter filter) {
+  Impl& m = *impl_;
+  Handle h;
+  if (!m.free_handles.empty()) {
+    h = m.free_handles.back();
+    m.free_handles.pop_back();
+  } else {
+    if (m.objects.size() >= std::numeric_limits<Handle>::max() - 1) {
+      throw std::length_error("agrid::Broadphase::create: at most 2^32 - 2 objects");
+    }
+    h = static_cast<Handle>(m.objects.size());
+    m.objects.emplace_back();
+  }
+  m.objects[h] = Impl::Object{box, filter, m.updates, true, false, false};
+  ++m.live;
+  m.touch(h);
+  return h;
+}
+
+void Broadphase::set_box(Handle handle, const Box& box) {
+  Impl::Object& o = impl_->live_object(handle, "set_box");
+  if (same_box(o.box, box)) return;
+  o.box = box;
+  o.changed_at = impl_->updates;
+  impl_->touch(handle);
+}
+
+void Broadphase::set_filter(Handle handle, Filter filter) {
+  Impl::Object& o = impl_->live_object(handle, "set_filter");
+  if (o.filter.group == filter.group && o.filter.mask == filter.mask) return;
+  o.filter = filter;
+  o.changed_at = impl_->updates;
+  impl_->touch(handle);
+}
+
+void Broadphase::remove(Handle handle) {
+  Impl& m = *impl_;
+  m.live_object(handle, "remove");
+  m.touch(handle);
+  m.objects[handle].alive = false;
+  --m.live;
+  m.removed_handles.push_back(handle);
+}
+
+const PairChanges& Broadphase::update() {
+  impl_->update();
+  return impl_->changes;
+}
+
+std::span<const Pair> Broadphase::pairs() const noexcept { return impl_->pairs; }
+
+bool Broadphase::contains(Handle handle) const noexcept {
+  return handle < impl_->objects.size() && impl_->objects[handle].alive;
+}
+
+const Box& Broadphase::box(Handle handle) const { return impl_->live_object(handle, "box").box; }
+
+Filter Broadphase::filter(Handle handle) const { return impl_->live_object(handle, "filter").filter; }
+
+BroadphaseStats Broadphase::stats() const { return impl_->stats; }
+
+void Broadphase::Impl::update() {
+  ++updates;
+  for (const Handle h : dirty_handles) objects[h].dirty = false;
+  dirty_handles.clear();
+
+  // Objects unchanged for a while join the resting grid in batches: a rebuild costs a full
+  // build of the grid and its pairs, so it waits until it is worth it.
+  std::uint32_t ready = 0;
+  for (const Object& o : objects) ready += o.alive && !o.resting && updates - o.changed_at >= kRestAfterUpdates;
+  const auto members = static_cast<std::uint32_t>(resting_handles.size());
+  const std::uint32_t batch = std::max(kMinRestingBatch, members / kRestingGrowthDivisor);
+  if (ready >= batch || resting_left >= batch) rebuild_resting();
+
+  find_moving_pairs();
+  gather_pairs();
+  diff_pairs();
+
+  // Removed handles are reusable now that their pairs have been reported as ended.
+  if (!removed_handles.empty()) {
+    free_handles.insert(free_handles.end(), removed_handles.begin(), removed_handles.end());
+    removed_handles.clear();
+    std::sort(free_handles.begin(), free_handles.end(), std::greater<>());  // lowest handle reused first
+  }
+
+  stats.objects = live;
+  stats.resting = static_cast<std::uint32_t>(resting_handles.size()) - resting_left;
+  stats.moving = static_cast<std::uint32_t>(moving_handles.size());
+  stats.invalid = 0;
+  for (const Object& o : objects) stats.invalid += o.alive && !is_valid(o.box);
+  stats.pairs = static_cast<std::uint32_t>(pairs.size());
+  stats.resting_rebuilds = resting_rebuilds;
+  stats.bytes_held = objects.capacity() * sizeof(Object) + resting_grid.stats().bytes_held +
+                     moving_grid.stats().bytes_held + moving_tree.stats().bytes_held +
+                     (resting_keys.capacity() + keys.capacity()) * sizeof(std::uint64_t) +
+                     (pairs.capacity() + next_pairs.capacity() + moving_pairs.capacity()) * sizeof(Pair);
+}
+
+void Broadphase::Impl::ensure_moving_grid() const {
+  if (moving_grid_built.load(std::memory_order_acquire)) return;
+  const std::lock_guard<std::mutex> lock(moving_grid_mutex);  // queries only, never the pair path
+  if (moving_grid_built.load(std::memory_order_relaxed)) return;
+  moving_grid.build(moving_boxes);
+  moving_grid_built.store(true, std::memory_order_release);
+}
+
+void Broadphase::Impl::rebuild_resting() {
+  ++resting_rebuilds;
+  resting_handles.clear();
+  resting_boxes.clear();
+  for (Handle h = 0; h < objects.size(); ++h) {
+    Object& o = objects[h];
+    if (!o.alive || !(o.resting || updates - o.changed_at >= kRestAfterUpdates)) continue;
+    o.resting = true;
+    resting_handles.push_back(h);
+    resting_boxes.push_back(o.box);
+  }
+  resting_left = 0;
+  resting_grid.build(resting_boxes);
+  std::vector<Pair>& found = moving_pairs;  // scratch: the moving pairs are found after this
+  resting_grid.find_pairs(found);
+  resting_keys.clear();
+  for (const auto [i, j] : found) {
+    const Handle a = resting_handles[i];
+    const Handle b = resting_handles[j];
+    if (passes(objects[a].filter, objects[b].filter)) resting_keys.push_back(detail::pair_key(a, b));
+  }
+  // Members are in ascending handle order and the grid's pairs sorted: so are the keys.
+}
+
+void Broadphase::Impl::find_moving_pairs() {
+  moving_handles.clear();
+  moving_boxes.clear();
+  for (Handle h = 0; h < objects.size(); ++h) {
+    if (objects[h].alive && !objects[h].resting) {
+      moving_handles.push_back(h);
+      moving_boxes.push_back(objects[h].box);
+    }
+  }
+  // Moving x moving, on all threads when there are many.
+  if (moving_boxes.size() >= config.tree_min_boxes && tbb::this_task_arena::max_concurrency() > 1) {
+    moving_tree.build(moving_boxes);
+    moving_tree.find_pairs(moving_pairs);
+    moving_grid_built.store(false, std::memory_order_release);
+  } else {
+    moving_grid.build(moving_boxes);
+    moving_grid.find_pairs(moving_pairs);
+    moving_grid_built.store(true, std::memory_order_release);
+  }
+  keys.clear();
+  for (const auto [i, j] : moving_pairs) {
+    const Handle a = moving_handles[i];
+    const Handle b = moving_handles[j];
+    if (passes(objects[a].filter, objects[b].filter)) keys.push_back(detail::pair_key(a, b));
+  }
+
+  // Moving x resting: each moving object queries the resting grid, in fixed units of work.
+  const auto units = (moving_handles.size() + kQueriesPerWork - 1) / kQueriesPerWork;
+  if (resting_handles.size() - resting_left == 0) return;
+  if (query_keys.size() < units) query_keys.resize(units);
+  tbb::parallel_for(std::size_t{0}, units, [&](std::size_t u) {
+    std::vector<std::uint64_t>& out = query_keys[u];
+    out.clear();
+    const std::size_t end = std::min(moving_handles.size(), (u + 1) * kQueriesPerWork);
+    for (std::size_t k = u * kQueriesPerWork; k < end; ++k) {
+      const Handle a = moving_handles[k];
+      resting_grid.for_each_overlap(objects[a].box, [&](std::uint32_t r) {
+        const Handle b = resting_handles[r];
+        if (objects[b].resting && passes(objects[a].filter, objects[b].filter)) out.push_back(detail::pair_key(a, b));
+      });
+    }
+  });
+  for (std::size_t u = 0; u < units; ++u) keys.insert(keys.end(), query_keys[u].begin(), query_keys[u].end());
+}
+
+void Broadphase::Impl::gather_pairs() {
+  // This update's pairs: the moving ones (sorted now) merged with the resting ones whose
+  // members both still rest.
+  std::sort(keys.begin(), keys.end());
+  next_pairs.clear();
+  auto moving = keys.begin();
+  for (const std::uint64_t key : resting_keys) {
+    const Pair p = as_pair(key);
+    if (!objects[p.first].resting || !objects[p.second].resting) continue;
+    for (; moving != keys.end() && *moving < key; ++moving) next_pairs.push_back(as_pair(*moving));
+    next_pairs.push_back(p);
+  }
+  for (; moving != keys.end(); ++moving) next_pairs.push_back(as_pair(*moving));
+}
+
+void Broadphase::Impl::diff_pairs() {
+  changes.began.clear();
+  changes.ended.clear();
+  std::set_difference(next_pairs.begin(), next_pairs.end(), pairs.begin(), pairs.end(), std::back_inserter(changes.began));
+  std::set_difference(pairs.begin(), pairs.end(), next_pairs.begin(), next_pairs.end(), std::back_inserter(changes.ended));
+  std::swap(pairs, next_pairs);
+}
+
+void Broadphase::for_each_overlap(const Box& box, FunctionRef<Handle> visit) const {
+  const Impl& m = *impl_;
+  if (!is_valid(box)) return;
+  bool go_on = true;
+  // Resting members that have not left; moving objects of the last update not changed since;
+  // then everything changed since (created, moved), with its current box.
+  m.resting_grid.for_each_overlap(box, [&](std::uint32_t r) {
+    const Handle h = m.resting_handles[r];
+    if (m.objects[h].resting) go_on = visit(h);
+    return go_on;
+  });
+  if (!go_on) return;
+  m.ensure_moving_grid();
+  m.moving_grid.for_each_overlap(box, [&](std::uint32_t k) {
+    const Handle h = m.moving_handles[k];
+    if (m.objects[h].alive && !m.objects[h].dirty) go_on = visit(h);
+    return go_on;
+  });
+  if (!go_on) return;
+  for (const Handle h : m.dirty_handles) {
+    if (m.objects[h].alive && overlaps(box, m.objects[h].box) && !visit(h)) return;
+  }
+}
+
+void Broadphase::for_each_hit(const Segment& segment, FunctionRef<Handle> visit) const {
+  const Impl& m = *impl_;
+  bool go_on = true;
+  m.resting_grid.for_each_hit(segment, [&](std::uint32_t r) {
+    const Handle h = m.resting_handles[r];
+    if (m.objects[h].resting) go_on = visit(h);
+    return go_on;
+  });
+  if (!go_on) return;
+  m.ensure_moving_grid();
+  m.moving_grid.for_each_hit(segment, [&](std::uint32_t k) {
+    const Handle h = m.moving_handles[k];
+    if (m.objects[h].alive && !m.objects[h].dirty) go_on = visit(h);
+    return go_on;
+  });
+  if (!go_on) return;
+  for (const Handle h : m.dirty_handles) {
+    if (m.objects[h].alive && hits(segment, m.objects[h].box) && !visit(h)) return;
+  }
+}
+
+}  // namespace agrid

@@ -1,0 +1,271 @@
+// agrid::Broadphase against a brute-force model of the same objects, step by step: pairs,
+// began and ended pairs, and queries, exactly; with objects that move, rest, come, go, change
+// filters and turn invalid or enormous; on 1 and several threads.
+
+#include <gtest/gtest.h>
+
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agrid/agrid.h"
+#include "support/test_support.h"
+
+namespace agrid::test {
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// The model: live objects by handle, and their pairs by brute force.
+struct Model {
+  std::map<Handle, Box> boxes;
+  std::map<Handle, Filter> filters;
+
+  [[nodiscard]] std::vector<Pair> pairs() const {
+    std::vector<Pair> out;
+    for (auto a = boxes.begin(); a != boxes.end(); ++a) {
+      for (auto b = std::next(a); b != boxes.end(); ++b) {
+        if (overlaps(a->second, b->second) && passes(filters.at(a->first), filters.at(b->first))) {
+          out.push_back({a->first, b->first});
+        }
+      }
+    }
+    return out;
+  }
+
+  [[nodiscard]] std::vector<Handle> overlapping(const Box& q) const {
+    std::vector<Handle> out;
+    for (const auto& [h, b] : boxes) {
+      if (overlaps(q, b)) out.push_back(h);
+    }
+    return out;
+  }
+
+  [[nodiscard]] std::vector<Handle> hit_by(const Segment& s) const {
+    std::vector<Handle> out;
+    for (const auto& [h, b] : boxes) {
+      if (hits(s, b)) out.push_back(h);
+    }
+    return out;
+  }
+};
+
+std::vector<Pair> difference(const std::vector<Pair>& a, const std::vector<Pair>& b) {
+  std::vector<Pair> out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+Box random_box(Rng& rng, float side) {
+  const float x = static_cast<float>(rng.uniform(0, side));
+  const float y = static_cast<float>(rng.uniform(0, side));
+  const float z = static_cast<float>(rng.uniform(0, side));
+  const float e = static_cast<float>(rng.uniform(0.2, 2.0));
+  return {{x, y, z}, {x + e, y + e, z + e}};
+}
+
+Box moved(const Box& b, Rng& rng) {
+  const float dx = static_cast<float>(rng.uniform(-0.3, 0.3));
+  const float dy = static_cast<float>(rng.uniform(-0.3, 0.3));
+  return {{b.min.x + dx, b.min.y + dy, b.min.z}, {b.max.x + dx, b.max.y + dy, b.max.z}};
+}
+
+Filter random_filter(Rng& rng) {
+  // Mostly everything-with-everything; some static-like (group 2, mask ~2) and some lonely.
+  switch (rng.below(8)) {
+    case 0: return {2, ~2u};
+    case 1: return {4, 1};
+    default: return {1, ~0u};
+  }
+}
+
+std::vector<Handle> sorted(std::vector<Handle> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// Drives a broadphase and the model through `steps` steps of random changes.
+void run_simulation(std::uint32_t objects, std::uint32_t steps, int threads, const Config& config, std::uint64_t seed) {
+  SCOPED_TRACE(::testing::Message() << objects << " objects, " << threads << " threads, seed " << seed);
+  Rng rng(seed);
+  const float side = 4.0f * std::cbrt(static_cast<float>(objects));
+  Broadphase bp(config);
+  Model model;
+  std::vector<Pair> previous;
+  std::uint64_t max_resting = 0;
+  for (std::uint32_t i = 0; i < objects; ++i) {
+    const Box b = random_box(rng, side);
+    const Filter f = random_filter(rng);
+    const Handle h = bp.create(b, f);
+    model.boxes[h] = b;
+    model.filters[h] = f;
+  }
+  for (std::uint32_t step = 0; step < steps; ++step) {
+    SCOPED_TRACE(::testing::Message() << "step " << step);
+    // A fifth of the objects moves each step (the same fifth for a while, so the rest rests).
+    std::vector<Handle> live;
+    for (const auto& [h, b] : model.boxes) live.push_back(h);
+    const std::uint32_t phase = step / 5;
+    for (const Handle h : live) {
+      if ((h + phase) % 5 != 0) {
+        bp.set_box(h, model.boxes[h]);  // unchanged: must cost nothing and change nothing
+        continue;
+      }
+      Box b = moved(model.boxes[h], rng);
+      if (rng.chance(0.01)) b = random_box(rng, side);                   // teleport
+      if (rng.chance(0.002)) b = Box{{kNaN, 0, 0}, {1, 1, 1}};           // invalid
+      if (rng.chance(0.002)) b = Box{{-1e18f, -1e18f, -1e18f}, {1e18f, 1e18f, 1e18f}};  // a static plane
+      bp.set_box(h, b);
+      model.boxes[h] = b;
+    }
+    for (std::uint32_t k = 0; k < objects / 50 + 1 && !live.empty(); ++k) {
+      const Handle h = live[rng.below(static_cast<std::uint32_t>(live.size()))];
+      if (!model.boxes.count(h)) continue;
+      if (rng.chance(0.5)) {
+        bp.remove(h);
+        model.boxes.erase(h);
+        model.filters.erase(h);
+      } else {
+        const Filter f = random_filter(rng);
+        bp.set_filter(h, f);
+        model.filters[h] = f;
+      }
+    }
+    for (std::uint32_t k = 0; k < objects / 60 + 1; ++k) {
+      const Box b = random_box(rng, side);
+      const Handle h = bp.create(b);
+      EXPECT_FALSE(model.boxes.count(h)) << "handle " << h << " reused while live";
+      model.boxes[h] = b;
+      model.filters[h] = Filter{};
+    }
+
+    // Queries before the update see the current boxes.
+    const Box q = random_box(rng, side);
+    std::vector<Handle> found;
+    bp.for_each_overlap(q, [&](Handle h) { found.push_back(h); });
+    EXPECT_EQ(sorted(found), model.overlapping(q)) << "box query before update";
+
+    PairChanges changes;
+    in_arena(threads, [&] { changes = bp.update(); });
+    const std::vector<Pair> expected = model.pairs();
+    const std::span<const Pair> actual = bp.pairs();
+    ASSERT_TRUE(same_pairs(expected, std::vector<Pair>(actual.begin(), actual.end())));
+    EXPECT_EQ(changes.began, difference(expected, previous));
+    EXPECT_EQ(changes.ended, difference(previous, expected));
+    previous = expected;
+
+    found.clear();
+    bp.for_each_overlap(q, [&](Handle h) { found.push_back(h); });
+    EXPECT_EQ(sorted(found), model.overlapping(q)) << "box query after update";
+    const Segment s{{q.min.x - 5, q.min.y, q.min.z}, {q.max.x + 5, q.max.y + 1, q.max.z}, {}};
+    found.clear();
+    bp.for_each_hit(s, [&](Handle h) { found.push_back(h); });
+    EXPECT_EQ(sorted(found), model.hit_by(s)) << "segment query";
+    const BroadphaseStats st = bp.stats();
+    EXPECT_EQ(st.objects, model.boxes.size());
+    EXPECT_EQ(st.pairs, expected.size());
+    max_resting = std::max<std::uint64_t>(max_resting, st.resting);
+  }
+  // The resting grid took part: the test covers moving x resting, not only moving x moving.
+  EXPECT_GT(max_resting, 0u);
+  EXPECT_GT(bp.stats().resting_rebuilds, 0u);
+}
+
+TEST(Broadphase, MatchesTheModelStepByStep) {
+  run_simulation(2000, 30, 1, Config{}, 1);
+}
+
+TEST(Broadphase, MatchesTheModelOnSeveralThreadsWithTheTree) {
+  Config config;
+  config.tree_min_boxes = 100;  // the moving set goes through the tree of grids
+  config.task_entries = 64;
+  run_simulation(2000, 25, 3, config, 2);
+}
+
+TEST(Broadphase, SameChangesOnAnyThreadCount) {
+  Config config;
+  config.tree_min_boxes = 100;
+  std::vector<std::vector<Pair>> began_per_threads;
+  for (const int threads : {1, 2, 4}) {
+    Broadphase bp(config);
+    Rng rng(7);
+    std::vector<Handle> handles;
+    for (int i = 0; i < 2000; ++i) handles.push_back(bp.create(random_box(rng, 40)));
+    std::vector<Pair> all_began;
+    for (int step = 0; step < 10; ++step) {
+      for (const Handle h : handles) {
+        if (h % 3 == static_cast<Handle>(step % 3)) bp.set_box(h, moved(bp.box(h), rng));
+      }
+      in_arena(threads, [&] {
+        const PairChanges& c = bp.update();
+        all_began.insert(all_began.end(), c.began.begin(), c.began.end());
+      });
+    }
+    began_per_threads.push_back(all_began);
+  }
+  EXPECT_EQ(began_per_threads[0], began_per_threads[1]);
+  EXPECT_EQ(began_per_threads[0], began_per_threads[2]);
+}
+
+TEST(Broadphase, UnchangedBoxesChangeNothing) {
+  Broadphase bp;
+  Rng rng(3);
+  std::vector<Handle> handles;
+  for (int i = 0; i < 500; ++i) handles.push_back(bp.create(random_box(rng, 20)));
+  const std::size_t pairs = bp.update().began.size();
+  EXPECT_GT(pairs, 0u);
+  for (int step = 0; step < 5; ++step) {
+    for (const Handle h : handles) bp.set_box(h, bp.box(h));
+    const PairChanges& c = bp.update();
+    EXPECT_TRUE(c.began.empty());
+    EXPECT_TRUE(c.ended.empty());
+    EXPECT_EQ(bp.pairs().size(), pairs);
+  }
+}
+
+TEST(Broadphase, RemovedHandlesAreReusedOnlyAfterAnUpdate) {
+  Broadphase bp;
+  const Handle a = bp.create({{0, 0, 0}, {1, 1, 1}});
+  const Handle b = bp.create({{0, 0, 0}, {1, 1, 1}});
+  EXPECT_EQ(bp.update().began, (std::vector<Pair>{{a, b}}));
+  bp.remove(b);
+  const Handle c = bp.create({{0, 0, 0}, {1, 1, 1}});
+  EXPECT_NE(c, b);
+  const PairChanges& changes = bp.update();
+  EXPECT_EQ(changes.ended, (std::vector<Pair>{{a, b}}));
+  EXPECT_EQ(changes.began, (std::vector<Pair>{{a, c}}));
+  EXPECT_EQ(bp.create({{5, 5, 5}, {6, 6, 6}}), b);  // reusable now
+}
+
+TEST(Broadphase, BadHandlesAreClearErrors) {
+  Broadphase bp;
+  const Handle h = bp.create({{0, 0, 0}, {1, 1, 1}});
+  bp.remove(h);
+  EXPECT_THROW(bp.set_box(h, {}), std::invalid_argument);
+  EXPECT_THROW(bp.remove(h), std::invalid_argument);
+  EXPECT_THROW(bp.set_filter(12345, {}), std::invalid_argument);
+  EXPECT_THROW((void)bp.box(h), std::invalid_argument);
+  EXPECT_FALSE(bp.contains(h));
+  Config bad;
+  bad.leaf_capacity = 0;
+  EXPECT_THROW(Broadphase{bad}, std::invalid_argument);
+}
+
+TEST(Broadphase, InvalidBoxesPairWithNothingAndAreCounted) {
+  Broadphase bp;
+  bp.create({{0, 0, 0}, {1, 1, 1}});
+  bp.create({{kNaN, 0, 0}, {1, 1, 1}});
+  bp.create({{2, 0, 0}, {1, 1, 1}});  // min > max
+  bp.create({{-1e18f, -1e18f, -1e18f}, {1e18f, 1e18f, 1e18f}});
+  bp.update();
+  EXPECT_EQ(bp.pairs().size(), 1u);  // the plane with the unit box
+  EXPECT_EQ(bp.stats().invalid, 2u);
+}
+
+}  // namespace
+}  // namespace agrid::test
