@@ -59,6 +59,9 @@ struct Broadphase::Impl {
   std::vector<Handle> free_handles;     ///< Reusable now, lowest last.
   std::vector<Handle> removed_handles;  ///< Removed since the last update: reusable after it.
   std::vector<Handle> dirty_handles;    ///< Changed since the last update.
+  std::vector<Handle> changed_handles;  ///< Those of the update under way.
+  std::vector<Handle> next_moving;      ///< Scratch of update_moving_set.
+  std::uint32_t invalid = 0;            ///< Live objects with an invalid box.
   std::uint64_t updates = 0;
   std::uint32_t live = 0;
   std::uint64_t resting_rebuilds = 0;
@@ -113,6 +116,7 @@ struct Broadphase::Impl {
   void update();
   void ensure_moving_grid() const;
   void rebuild_resting();
+  void update_moving_set();
   void find_moving_pairs();
   void gather_pairs();
   void diff_pairs();
@@ -143,6 +147,7 @@ Handle Broadphase::create(const Box& box, Filter filter) {
   }
   m.objects[h] = Impl::Object{box, filter, m.updates, true, false, false};
   ++m.live;
+  m.invalid += !is_valid(box);
   m.touch(h);
   return h;
 }
@@ -150,6 +155,8 @@ Handle Broadphase::create(const Box& box, Filter filter) {
 void Broadphase::set_box(Handle handle, const Box& box) {
   Impl::Object& o = impl_->live_object(handle, "set_box");
   if (same_box(o.box, box)) return;
+  impl_->invalid += !is_valid(box);
+  impl_->invalid -= !is_valid(o.box);
   o.box = box;
   o.changed_at = impl_->updates;
   impl_->touch(handle);
@@ -169,6 +176,7 @@ void Broadphase::remove(Handle handle) {
   m.touch(handle);
   m.objects[handle].alive = false;
   --m.live;
+  m.invalid -= !is_valid(m.objects[handle].box);
   m.removed_handles.push_back(handle);
 }
 
@@ -192,15 +200,20 @@ BroadphaseStats Broadphase::stats() const { return impl_->stats; }
 void Broadphase::Impl::update() {
   ++updates;
   for (const Handle h : dirty_handles) objects[h].dirty = false;
+  std::swap(changed_handles, dirty_handles);  // the moving set takes them in below
   dirty_handles.clear();
 
   // Objects unchanged for a while join the resting grid in batches: a rebuild costs a full
   // build of the grid and its pairs, so it waits until it is worth it.
   std::uint32_t ready = 0;
-  for (const Object& o : objects) ready += o.alive && !o.resting && updates - o.changed_at >= kRestAfterUpdates;
+  for (const Handle h : moving_handles) ready += updates - objects[h].changed_at >= kRestAfterUpdates;
   const auto members = static_cast<std::uint32_t>(resting_handles.size());
   const std::uint32_t batch = std::max(kMinRestingBatch, members / kRestingGrowthDivisor);
-  if (ready >= batch || resting_left >= batch) rebuild_resting();
+  if (ready >= batch || resting_left >= batch) {
+    rebuild_resting();
+  } else {
+    update_moving_set();
+  }
 
   find_moving_pairs();
   gather_pairs();
@@ -216,8 +229,7 @@ void Broadphase::Impl::update() {
   stats.objects = live;
   stats.resting = static_cast<std::uint32_t>(resting_handles.size()) - resting_left;
   stats.moving = static_cast<std::uint32_t>(moving_handles.size());
-  stats.invalid = 0;
-  for (const Object& o : objects) stats.invalid += o.alive && !is_valid(o.box);
+  stats.invalid = invalid;
   stats.pairs = static_cast<std::uint32_t>(pairs.size());
   stats.resting_rebuilds = resting_rebuilds;
   stats.bytes_held = objects.capacity() * sizeof(Object) + resting_grid.stats().bytes_held +
@@ -246,6 +258,10 @@ void Broadphase::Impl::rebuild_resting() {
     resting_boxes.push_back(o.box);
   }
   resting_left = 0;
+  moving_handles.clear();
+  for (Handle h = 0; h < objects.size(); ++h) {
+    if (objects[h].alive && !objects[h].resting) moving_handles.push_back(h);
+  }
   resting_grid.build(resting_boxes);
   std::vector<Pair>& found = moving_pairs;  // scratch: the moving pairs are found after this
   resting_grid.find_pairs(found);
@@ -258,15 +274,31 @@ void Broadphase::Impl::rebuild_resting() {
   // Members are in ascending handle order and the grid's pairs sorted: so are the keys.
 }
 
-void Broadphase::Impl::find_moving_pairs() {
-  moving_handles.clear();
-  moving_boxes.clear();
-  for (Handle h = 0; h < objects.size(); ++h) {
-    if (objects[h].alive && !objects[h].resting) {
-      moving_handles.push_back(h);
-      moving_boxes.push_back(objects[h].box);
+void Broadphase::Impl::update_moving_set() {
+  // Last update's moving objects that are still alive, and those changed since (new, moved, or
+  // left the resting grid): in ascending handles, each once.
+  std::sort(changed_handles.begin(), changed_handles.end());
+  next_moving.clear();
+  auto changed = changed_handles.begin();
+  const auto take_changed_below = [&](Handle limit) {
+    for (; changed != changed_handles.end() && *changed < limit; ++changed) {
+      if (objects[*changed].alive) next_moving.push_back(*changed);
     }
+  };
+  for (const Handle h : moving_handles) {
+    take_changed_below(h);
+    if (changed != changed_handles.end() && *changed == h) ++changed;
+    if (objects[h].alive) next_moving.push_back(h);
   }
+  take_changed_below(std::numeric_limits<Handle>::max());
+  std::swap(moving_handles, next_moving);
+  changed_handles.clear();
+}
+
+void Broadphase::Impl::find_moving_pairs() {
+  changed_handles.clear();
+  moving_boxes.clear();
+  for (const Handle h : moving_handles) moving_boxes.push_back(objects[h].box);
   // Moving x moving, on all threads when there are many.
   if (moving_boxes.size() >= config.tree_min_boxes && tbb::this_task_arena::max_concurrency() > 1) {
     moving_tree.build(moving_boxes);

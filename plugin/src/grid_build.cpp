@@ -31,10 +31,10 @@ using detail::worth_splitting;
 }  // namespace
 
 void Grid::Impl::build(std::span<const Box> boxes) {
+  clear();  // a refused build leaves an empty grid too, not the last frame's
   if (boxes.size() >= std::numeric_limits<std::uint32_t>::max()) {
     throw std::length_error("agrid::Grid::build: at most 2^32 - 2 boxes are supported");
   }
-  clear();
   try {
     build_levels(boxes);
   } catch (...) {

@@ -27,7 +27,7 @@ const Config& Tree::config() const noexcept { return impl_->config; }
 
 std::size_t Tree::Impl::bytes_held() const {
   const auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-  std::size_t total = bytes(nodes) + bytes(places) + stay.bytes_held() + bytes(stay_lattice) + bytes(grids) +
+  std::size_t total = bytes(nodes) + bytes(places) + stay.bytes_held() + bytes(stay_lattice) + bytes(grids) + bytes(oversized) +
                       bytes(level_entries) + bytes(next_entries) + bytes(codes) + bytes(pending) + bytes(next_pending) +
                       bytes(chunks) + bytes(chunk_counts) + bytes(chunk_stays) + bytes(chunk_invalid) +
                       bytes(chunk_oversize) + bytes(totals) + bytes(leaves) + bytes(level_tasks) + bytes(task_order) +

@@ -94,6 +94,19 @@ struct TwoLevels {
   return std::uint64_t{entries} * (splits ? config.leaf_capacity : entries);
 }
 
+/// A task grid's memory is given back when it holds more than kSlotSlackFactor times what its
+/// task used (entries of ~32 bytes in the build and the leaves, keys of 8 bytes plus their
+/// sort), plus kSlotSlackBytes: enough that a steady scene never reallocates.
+constexpr std::size_t kSlotSlackFactor = 4;
+constexpr std::size_t kSlotSlackBytes = std::size_t{1} << 18;
+constexpr std::size_t kBytesPerEntryUsed = 3 * sizeof(detail::WorkEntry);
+constexpr std::size_t kBytesPerKeyUsed = 2 * sizeof(std::uint64_t);
+
+/// Stats are 32-bit; a sum over many task grids stops at the largest value instead of wrapping.
+[[nodiscard]] std::uint32_t saturating_add(std::uint32_t a, std::uint32_t b) noexcept {
+  return a > std::numeric_limits<std::uint32_t>::max() - b ? std::numeric_limits<std::uint32_t>::max() : a + b;
+}
+
 template <class T>
 void grow_to(T& v, std::size_t n) {
   if (v.size() < n) v.resize(std::max(n, 2 * v.size()));
@@ -113,10 +126,10 @@ void Tree::Impl::clear() noexcept {
 }
 
 void Tree::Impl::build(std::span<const Box> boxes) {
+  clear();  // a refused build leaves an empty tree too, not the last frame's
   if (boxes.size() >= std::numeric_limits<std::uint32_t>::max()) {
     throw std::length_error("agrid::Tree::build: at most 2^32 - 2 boxes are supported");
   }
-  clear();
   input = boxes;
   try {
     lattice = detail::fit_lattice(boxes);
@@ -267,7 +280,9 @@ void Tree::Impl::place_children(const Coding& coding, std::uint32_t p, std::uint
     if (count > config.task_entries && level < kMaxDepth) {
       next_pending.push_back({child, begin, next_count});
     } else {
-      leaves.push_back({child, detail::LeafSource::next_level, begin, count, estimated_cost(config, count, true)});
+      // A large cell at the deepest level cannot split: its grid tests all against all.
+      const bool splits = count <= config.task_entries;
+      leaves.push_back({child, detail::LeafSource::next_level, begin, count, estimated_cost(config, count, splits)});
     }
     for (std::uint32_t c = first_chunk, at = begin; c < end_chunk; ++c) {
       at += std::exchange(chunk_counts[std::size_t{c} * Coding::kBuckets + bucket], at);
@@ -402,6 +417,7 @@ void Tree::Impl::run_level_tasks() {
   }
   const auto count = static_cast<std::uint32_t>(level_tasks.size());
   while (grids.size() < tasks_used + count) grids.push_back(std::make_unique<Grid>(config));
+  if (oversized.size() < grids.size()) oversized.resize(grids.size(), 0);
 
   // The costliest tasks first, so that none is left alone at the end.
   task_order.resize(count);
@@ -422,6 +438,13 @@ void Tree::Impl::run_level_tasks() {
 void Tree::Impl::run_task(std::uint32_t t) {
   const detail::TreeTask& task = level_tasks[t];
   const std::uint32_t grid_index = tasks_used + t;
+  // Which slot gets a heavy cell changes between frames; a slot that held far more than its
+  // last task needed gives its memory back, so that what the tree keeps follows the current
+  // frame instead of adding up every slot's worst one.
+  if (oversized[grid_index]) {
+    grids[grid_index] = std::make_unique<Grid>(config);
+    oversized[grid_index] = 0;
+  }
   Grid::Impl& grid = grid_impl(*grids[grid_index]);
   if (leaves[task.first_leaf].source == detail::LeafSource::input) {
     grid.build(input);
@@ -439,6 +462,9 @@ void Tree::Impl::run_task(std::uint32_t t) {
     grid.finish();
   }
   grid.collect_pair_keys();
+  const std::size_t used = std::size_t{grid.stats.leaf_entries + grid.stats.staying_entries} * kBytesPerEntryUsed +
+                           grid.pair_keys.size() * kBytesPerKeyUsed;
+  oversized[grid_index] = grid.bytes_held() > kSlotSlackFactor * used + kSlotSlackBytes;
 }
 
 void Tree::Impl::finish_stats() {
@@ -451,11 +477,11 @@ void Tree::Impl::finish_stats() {
   }
   for (std::uint32_t t = 0; t < tasks_used; ++t) {
     const GridStats& g = grid_impl(*grids[t]).stats;
-    stats.nodes += g.nodes;
-    stats.leaves += g.leaves;
+    stats.nodes = saturating_add(stats.nodes, g.nodes);
+    stats.leaves = saturating_add(stats.leaves, g.leaves);
     stats.depth = std::max(stats.depth, g.depth);
-    stats.leaf_entries += g.leaf_entries;
-    stats.staying_entries += g.staying_entries;
+    stats.leaf_entries = saturating_add(stats.leaf_entries, g.leaf_entries);
+    stats.staying_entries = saturating_add(stats.staying_entries, g.staying_entries);
   }
   if (places[0].grid != detail::kNotALeaf.grid) {  // the root's grid saw the boxes themselves
     const GridStats& g = grid_impl(*grids[places[0].grid]).stats;

@@ -74,6 +74,7 @@ struct Tree::Impl {
   detail::EntryArrays stay;                      ///< Staying entries of coarse nodes, then padding.
   std::vector<detail::LatticeBox> stay_lattice;  ///< Their lattice boxes.
   std::vector<std::unique_ptr<Grid>> grids;      ///< One per task, kept between builds.
+  std::vector<std::uint8_t> oversized;           ///< Per grid: give its memory back before reuse.
   std::uint32_t tasks_used = 0;
 
   // Coarse level scratch, reused between frames.

@@ -47,8 +47,8 @@ void Tree::Impl::find_pairs(std::vector<Pair>& out) {
     const detail::Node& node = nodes[n];
     if (node.stay_end == node.stay_begin) continue;
     stay_work.push_back({n, node.stay_begin, node.stay_end, true});
-    for (std::uint32_t s = node.stay_begin; s < node.stay_end; s += kStaysPerWork) {
-      stay_work.push_back({n, s, std::min(s + kStaysPerWork, node.stay_end), false});
+    for (std::uint32_t s = node.stay_begin; s < node.stay_end; s += std::min(kStaysPerWork, node.stay_end - s)) {
+      stay_work.push_back({n, s, s + std::min(kStaysPerWork, node.stay_end - s), false});
     }
   }
   if (stay_keys.size() < stay_work.size()) stay_keys.resize(stay_work.size());

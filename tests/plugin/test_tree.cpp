@@ -151,11 +151,55 @@ TEST(Tree, TooManyBoxesIsAClearErrorNotACrash) {
   const std::vector<Box> few(4);
   const std::span<const Box> too_many(few.data(), std::size_t{std::numeric_limits<std::uint32_t>::max()});
   Tree tree;
+  tree.build(few);
   EXPECT_THROW(tree.build(too_many), std::length_error);
+  std::vector<Pair> none = {Pair{0, 1}};
+  tree.find_pairs(none);
+  EXPECT_TRUE(none.empty()) << "a refused build leaves an empty tree, not the last frame's";
   tree.build(few);  // still usable
   std::vector<Pair> pairs;
   tree.find_pairs(pairs);
   EXPECT_EQ(pairs.size(), 6u);
+}
+
+TEST(Tree, MemoryFollowsTheCurrentFrame) {
+  // A heavy cell (2,000 identical boxes) lands in a different task slot each frame; the memory
+  // the tree keeps must not add up every slot's heaviest frame.
+  auto boxes = random_scene(60000, Density::kMedium, 11);
+  const Box bounds = finite_bounds(boxes);
+  const std::size_t base = boxes.size();
+  boxes.resize(base + 2000);
+  Rng rng(12);
+  Tree tree;
+  std::vector<Pair> pairs;
+  std::size_t early = 0;
+  std::size_t late = 0;
+  for (int frame = 0; frame < 24; ++frame) {
+    const float x = static_cast<float>(rng.uniform(bounds.min.x, bounds.max.x));
+    const float y = static_cast<float>(rng.uniform(bounds.min.y, bounds.max.y));
+    const float z = static_cast<float>(rng.uniform(bounds.min.z, bounds.max.z));
+    for (std::size_t i = base; i < boxes.size(); ++i) boxes[i] = Box{{x, y, z}, {x + 0.1f, y + 0.1f, z + 0.1f}};
+    in_arena(2, [&] {
+      tree.build(boxes);
+      tree.find_pairs(pairs);
+    });
+    ASSERT_GE(pairs.size(), 2000u * 1999u / 2);
+    if (frame < 4) early = std::max(early, tree.stats().bytes_held);
+    if (frame >= 20) late = std::max(late, tree.stats().bytes_held);
+  }
+  EXPECT_LT(late, 2 * early) << "early frames held " << early << " bytes, late ones " << late;
+}
+
+TEST(Grid, RefusedBuildLeavesAnEmptyGrid) {
+  const std::vector<Box> few(4);
+  const std::span<const Box> too_many(few.data(), std::size_t{std::numeric_limits<std::uint32_t>::max()});
+  Grid grid;
+  grid.build(few);
+  EXPECT_THROW(grid.build(too_many), std::length_error);
+  std::vector<Pair> none = {Pair{0, 1}};
+  grid.find_pairs(none);
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(grid.stats().boxes, 0u);
 }
 
 TEST(Tree, NothingBuiltNothingFound) {
