@@ -1,0 +1,180 @@
+#pragma once
+// Shared helpers of the Bullet adapter tests: a world that owns everything it allocates, the
+// brute-force pair oracle over stored proxy AABBs, and a log of the pair cache's adds/removes.
+
+#include <btBulletDynamicsCommon.h>
+#include <BulletCollision/CollisionDispatch/btGhostObject.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "agrid/bullet/btAdaptiveGridBroadphase.h"
+#include "support/test_support.h"
+
+namespace agrid::bt_test {
+
+/// A pair of proxies as (lower unique id, higher unique id).
+using IdPair = std::pair<int, int>;
+
+enum class Broad { agrid, dbvt, simple };
+
+/// Decides whether two proxies may pair; the default is Bullet's (g0 & m1) && (g1 & m0).
+using PairFilter = std::function<bool(const btBroadphaseProxy*, const btBroadphaseProxy*)>;
+
+[[nodiscard]] bool default_filter(const btBroadphaseProxy* a, const btBroadphaseProxy* b);
+
+/// No NaN and min <= max on every axis.
+[[nodiscard]] bool valid_aabb(const btBroadphaseProxy* p);
+
+/// Both stored AABBs valid and overlapping as closed boxes.
+[[nodiscard]] bool stored_overlap(const btBroadphaseProxy* a, const btBroadphaseProxy* b);
+
+/// The broadphase proxies of all the world's collision objects.
+[[nodiscard]] std::vector<btBroadphaseProxy*> proxies_of(btCollisionWorld& world);
+
+/// Brute force: every pair of the world's proxies whose stored AABBs overlap and that `filter`
+/// accepts, sorted.
+[[nodiscard]] std::vector<IdPair> expected_pairs(btCollisionWorld& world, const PairFilter& filter = default_filter);
+
+/// The pairs in the cache, sorted. Duplicates are kept (they are an error the comparison shows).
+[[nodiscard]] std::vector<IdPair> cache_pairs(const btOverlappingPairCache& cache);
+
+/// Success iff the sets are equal; else the counts of missing and extra pairs and a few of each.
+[[nodiscard]] ::testing::AssertionResult same_pair_set(const std::vector<IdPair>& expected,
+                                                       const std::vector<IdPair>& actual);
+
+/// Records every pair the cache really adds or removes (the cache calls its internal ghost
+/// pair callback exactly then). Forwards to `next` if set (e.g. a btGhostPairCallback).
+class PairEventLog : public btOverlappingPairCallback {
+ public:
+  btBroadphasePair* addOverlappingPair(btBroadphaseProxy* p0, btBroadphaseProxy* p1) override;
+  void* removeOverlappingPair(btBroadphaseProxy* p0, btBroadphaseProxy* p1, btDispatcher* dispatcher) override;
+  void removeOverlappingPairsContainingProxy(btBroadphaseProxy*, btDispatcher*) override {}
+
+  void clear() {
+    added.clear();
+    removed.clear();
+  }
+
+  std::vector<IdPair> added;
+  std::vector<IdPair> removed;
+  btOverlappingPairCallback* next = nullptr;
+};
+
+/// A btDiscreteDynamicsWorld on the chosen broadphase that owns its bodies, shapes, other
+/// collision objects, actions and callbacks, and frees them all in a safe order.
+class World {
+ public:
+  explicit World(Broad kind = Broad::agrid, const agrid::Config& config = {}, btVector3 gravity = btVector3(0, 0, 0),
+                 std::unique_ptr<btOverlappingPairCache> user_cache = nullptr);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  /// Takes ownership of a shape.
+  template <class Shape>
+  Shape* own(std::unique_ptr<Shape> shape) {
+    Shape* raw = shape.get();
+    shapes_.push_back(std::move(shape));
+    return raw;
+  }
+
+  /// Creates a body and adds it (with the world's default filter if group is 0). Its user
+  /// index 2 is its creation number.
+  btRigidBody* add_body(btCollisionShape* shape, float mass, const btTransform& transform, int group = 0,
+                        int mask = 0);
+  /// Removes the body from the world and frees it.
+  void destroy_body(btRigidBody* body);
+
+  /// Takes ownership of a collision object that is not a rigid body (ghosts); not added.
+  template <class Object>
+  Object* own_object(std::unique_ptr<Object> object) {
+    Object* raw = object.get();
+    objects_.push_back(std::move(object));
+    return raw;
+  }
+  /// Takes ownership of an action (added to the world) or a pair callback.
+  void own_action(std::unique_ptr<btActionInterface> action);
+  void own_callback(std::unique_ptr<btOverlappingPairCallback> callback);
+  void own_filter(std::unique_ptr<btOverlapFilterCallback> filter);
+
+  /// One internal step of 1/60 s.
+  void step(int steps = 1);
+
+  btDiscreteDynamicsWorld& world() { return *world_; }
+  btCollisionDispatcher& dispatcher() { return *dispatcher_; }
+  btBroadphaseInterface& broadphase() { return *broadphase_; }
+  btOverlappingPairCache& cache() { return *broadphase_->getOverlappingPairCache(); }
+  /// Starts (or stops) logging the cache's pair adds and removes into events().
+  void log_events(bool on) { cache().setInternalGhostPairCallback(on ? &events_ : nullptr); }
+  PairEventLog& events() { return events_; }
+  /// The adapter, or null for other broadphases.
+  btAdaptiveGridBroadphase* grid() { return grid_; }
+  /// All bodies alive, in creation order.
+  const std::vector<btRigidBody*>& bodies() const { return body_list_; }
+
+ private:
+  PairEventLog events_;  // before everything that may call it
+  std::unique_ptr<btOverlappingPairCache> user_cache_;
+  std::unique_ptr<btDefaultCollisionConfiguration> collision_config_;
+  std::unique_ptr<btCollisionDispatcher> dispatcher_;
+  std::unique_ptr<btBroadphaseInterface> broadphase_;
+  btAdaptiveGridBroadphase* grid_ = nullptr;
+  std::unique_ptr<btSequentialImpulseConstraintSolver> solver_;
+  std::unique_ptr<btDiscreteDynamicsWorld> world_;
+  std::vector<std::unique_ptr<btCollisionShape>> shapes_;
+  std::vector<std::unique_ptr<btRigidBody>> bodies_;
+  std::vector<btRigidBody*> body_list_;
+  std::vector<std::unique_ptr<btCollisionObject>> objects_;
+  std::vector<std::unique_ptr<btActionInterface>> actions_;
+  std::vector<std::unique_ptr<btOverlappingPairCallback>> callbacks_;
+  std::vector<std::unique_ptr<btOverlapFilterCallback>> filters_;
+  int created_ = 0;
+};
+
+/// A uniform float in [lo, hi).
+[[nodiscard]] inline float uniform(agrid::test::Rng& rng, double lo, double hi) {
+  return static_cast<float>(rng.uniform(lo, hi));
+}
+
+/// A random rotation.
+[[nodiscard]] btQuaternion random_rotation(agrid::test::Rng& rng);
+
+/// Six static boxes closing the room [-half, half]^3 (walls 1 thick, outside it).
+void add_room(World& w, float half);
+
+/// `count` bodies of mixed convex shapes (spheres, boxes, capsules, cylinders) and sizes in
+/// [-spread, spread]^3 (y from y_lo to y_hi), with random velocities up to `speed` (a few
+/// percent up to 10x faster). Shapes are shared and owned by the world.
+struct BodySpec {
+  std::uint32_t count = 100;
+  float spread = 10.0f;
+  float y_lo = -10.0f;
+  float y_hi = 10.0f;
+  float speed = 0.0f;
+  bool never_sleep = false;
+  bool boxes_only = false;  ///< Boxes of mixed sizes (which do not roll, so piles sleep).
+};
+std::vector<btRigidBody*> add_random_bodies(World& w, agrid::test::Rng& rng, const BodySpec& spec);
+
+/// After a step: the cache equals the brute-force set, and the logged adds and removes were
+/// only of pairs that began or ended since `before` (the previous expected set). Returns the
+/// new expected set.
+::testing::AssertionResult check_step(World& w, const std::vector<IdPair>& before, std::vector<IdPair>& now,
+                                      const PairEventLog& log, const PairFilter& filter = default_filter);
+
+/// Steps `steps` times, asserting check_step and unique_ids after each; `before_step(s)` may
+/// change the world before step s.
+void run_checked(World& w, int steps, const std::function<void(int)>& before_step = {},
+                 const PairFilter& filter = default_filter);
+
+/// Unique ids of live proxies are unique.
+[[nodiscard]] ::testing::AssertionResult unique_ids(btCollisionWorld& world);
+
+}  // namespace agrid::bt_test
