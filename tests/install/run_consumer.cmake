@@ -87,7 +87,7 @@ endif()
 # (c) Build it.
 run_step(build "${CMAKE_COMMAND}" --build "${consumer_build}" ${config_args})
 
-# (d) Run it; it checks find_all_pairs itself.
+# (d) Run it; it checks its own result.
 if(CONFIG AND EXISTS "${consumer_build}/${CONFIG}/consumer")
   set(consumer_exe "${consumer_build}/${CONFIG}/consumer")
 else()
