@@ -34,12 +34,12 @@ struct AbScene {
 };
 
 /// scatter-50k, cluster-50k, pile-5k (warmed until it has landed and piles up) and
-/// static-city-100k (100,000 static boxes, 1,000 spheres).
+/// static-city-100k (100,000 static boxes, 1,000 spheres; warmed until the first have landed).
 constexpr AbScene kScenes[] = {
     {"scatter", 50000, 3, 20},
     {"cluster", 50000, 3, 20},
     {"pile", 5000, 120, 60},
-    {"static-city", 100000, 3, 30},
+    {"static-city", 100000, 100, 30},
 };
 
 constexpr agrid::scenes::BroadphaseKind kKinds[] = {agrid::scenes::BroadphaseKind::dbvt,

@@ -9,6 +9,8 @@
 #include <new>
 #include <stdexcept>
 
+#include "proxy_pool.h"
+
 namespace {
 
 /// Every group meets every mask: what agrid is told when a user's filter callback decides.
@@ -30,7 +32,10 @@ constexpr agrid::Filter kPassAll{0xffffffffu, 0xffffffffu};
 }  // namespace
 
 btAdaptiveGridBroadphase::btAdaptiveGridBroadphase(btOverlappingPairCache* pairCache, const agrid::Config& config)
-    : m_broadphase(config), m_pairCache(pairCache), m_ownsPairCache(pairCache == nullptr) {
+    : m_broadphase(config),
+      m_proxyPool(std::make_unique<agrid::bullet_detail::ProxyPool>()),
+      m_pairCache(pairCache),
+      m_ownsPairCache(pairCache == nullptr) {
   if (pairCache != nullptr && pairCache->hasDeferredRemoval()) {
     throw std::invalid_argument(
         "btAdaptiveGridBroadphase: a pair cache with deferred removal (btSortedOverlappingPairCache) is not "
@@ -44,10 +49,7 @@ btAdaptiveGridBroadphase::btAdaptiveGridBroadphase(btOverlappingPairCache* pairC
 
 btAdaptiveGridBroadphase::~btAdaptiveGridBroadphase() {
   for (btAdaptiveGridProxy* proxy : m_proxies) {
-    if (proxy != nullptr) {
-      proxy->~btAdaptiveGridProxy();
-      btAlignedFree(proxy);
-    }
+    if (proxy != nullptr) proxy->~btAdaptiveGridProxy();  // the pool frees the memory
   }
   if (m_ownsPairCache) {
     m_pairCache->~btOverlappingPairCache();
@@ -66,7 +68,7 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::createProxy(const btVector3& aabbMi
   if (m_nextUniqueId == std::numeric_limits<int>::max()) {
     throw std::length_error("btAdaptiveGridBroadphase::createProxy: unique ids exhausted");
   }
-  void* memory = btAlignedAlloc(sizeof(btAdaptiveGridProxy), 16);
+  void* memory = m_proxyPool->allocate();
   auto* proxy = new (memory) btAdaptiveGridProxy(aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask);
   proxy->m_uniqueId = m_nextUniqueId++;  // from 1, never reused, as btDbvtBroadphase
   proxy->m_agridGroup = collisionFilterGroup;
@@ -76,7 +78,7 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::createProxy(const btVector3& aabbMi
     if (m_proxies.size() <= proxy->m_handle) m_proxies.resize(proxy->m_handle + std::size_t{1}, nullptr);
   } catch (...) {
     proxy->~btAdaptiveGridProxy();
-    btAlignedFree(proxy);
+    m_proxyPool->release(proxy);
     throw;
   }
   m_proxies[proxy->m_handle] = proxy;
@@ -96,16 +98,18 @@ void btAdaptiveGridBroadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatch
   m_proxies[p->m_handle] = nullptr;
   --m_liveProxies;
   p->~btAdaptiveGridProxy();
-  btAlignedFree(p);
+  m_proxyPool->release(p);
 }
 
 void btAdaptiveGridBroadphase::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
                                        btDispatcher* /*dispatcher*/) {
+  // Static and sleeping objects get their unchanged AABB every step: answer from the proxy's
+  // first cache line alone, which holds the AABB. (A NaN compares unequal and takes the long
+  // way, where agrid compares bitwise.) Like dbvt, which re-checks pairs of moved proxies
+  // only, a filter changed on a live proxy is seen when the proxy moves.
+  if (sameXyz(proxy->m_aabbMin, aabbMin) && sameXyz(proxy->m_aabbMax, aabbMax)) return;
   auto* p = static_cast<btAdaptiveGridProxy*>(proxy);
   if (p->m_collisionFilterGroup != p->m_agridGroup || p->m_collisionFilterMask != p->m_agridMask) syncFilter(*p);
-  // Static and sleeping objects get their unchanged AABB every step: answer from the proxy.
-  // (A NaN compares unequal and takes the long way, where agrid compares bitwise.)
-  if (sameXyz(p->m_aabbMin, aabbMin) && sameXyz(p->m_aabbMax, aabbMax)) return;
   p->m_aabbMin = aabbMin;
   p->m_aabbMax = aabbMax;
   m_broadphase.set_box(p->m_handle, toBox(aabbMin, aabbMax));

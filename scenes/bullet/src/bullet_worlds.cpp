@@ -75,7 +75,10 @@ TimedBroadphase::~TimedBroadphase() = default;
 
 void TimedBroadphase::flush(btDispatcher* dispatcher) {
   (void)dispatcher;
-  for (const SetAabb& s : pending_) inner_->setAabb(s.proxy, s.min, s.max, s.dispatcher);
+  for (const SetAabb& s : pending_) {
+    inner_->setAabb(s.proxy, btVector3(s.bounds[0], s.bounds[1], s.bounds[2]), btVector3(s.bounds[3], s.bounds[4], s.bounds[5]),
+                    pending_dispatcher_);
+  }
   pending_.clear();
 }
 
@@ -91,14 +94,15 @@ void TimedBroadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispa
 
 void TimedBroadphase::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
                               btDispatcher* dispatcher) {
-  pending_.push_back({proxy, aabbMin, aabbMax, dispatcher});
+  pending_.push_back({proxy, {aabbMin.x(), aabbMin.y(), aabbMin.z(), aabbMax.x(), aabbMax.y(), aabbMax.z()}});
+  pending_dispatcher_ = dispatcher;  // the world's one dispatcher
 }
 
 void TimedBroadphase::getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const {
   for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) {
     if (it->proxy == proxy) {
-      aabbMin = it->min;
-      aabbMax = it->max;
+      aabbMin = btVector3(it->bounds[0], it->bounds[1], it->bounds[2]);
+      aabbMax = btVector3(it->bounds[3], it->bounds[4], it->bounds[5]);
       return;
     }
   }

@@ -6,10 +6,15 @@
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "agrid/broadphase.h"
 #include "agrid/config.h"
+
+namespace agrid::bullet_detail {
+class ProxyPool;
+}
 
 /// A Bullet proxy with its handle in the agrid::Broadphase behind it.
 ATTRIBUTE_ALIGNED16(struct) btAdaptiveGridProxy : public btBroadphaseProxy {
@@ -83,6 +88,7 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
   void reconcile();
 
   agrid::Broadphase m_broadphase;
+  std::unique_ptr<agrid::bullet_detail::ProxyPool> m_proxyPool;
   btOverlappingPairCache* m_pairCache;
   bool m_ownsPairCache;
   std::vector<btAdaptiveGridProxy*> m_proxies;  ///< By handle; null once destroyed.
