@@ -1,169 +1,135 @@
-// agrid-demo: times warm frames (build + find_pairs) of agrid::Grid (one thread) and agrid::Tree
-// (all threads) on the benchmark scenes and prints a table, after checking every frame's pairs
-// against agrid::find_all_pairs.
-// Exit codes: 0 success, 1 a result mismatch, 2 a usage error.
+// agrid-demo: the same Bullet scene run with btDbvtBroadphase, bt32BitAxisSweep3 and
+// btAdaptiveGridBroadphase side by side: what each costs per step, that none misses a pair,
+// and that the physics comes out the same. Tables on stdout; CSVs and gnuplot pictures with
+// --out. Exit codes: 0 done, 1 a broadphase missed pairs (or a run failed), 2 bad usage.
 
+#include <CLI/CLI.hpp>
+#include <tbb/global_control.h>
 #include <tbb/info.h>
+#include <tbb/task_arena.h>
 
-#include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
-#include <optional>
+#include <filesystem>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "agrid/agrid.h"
-#include "agrid_scenes/scenes.h"
+#include "agrid_scenes/bullet_worlds.h"
+#include "demo_output.h"
+#include "demo_run.h"
 
 namespace {
 
-/// Timed frames per scene, after one untimed warm-up frame; the table shows their median.
-constexpr int kTimedRuns = 5;
+namespace fs = std::filesystem;
+using agrid::scenes::BroadphaseKind;
+
+/// Exit code for bad usage (as the issue asks, and as shells expect).
+constexpr int kUsageError = 2;
+/// The body count and steps when none are given: about a minute for the default scenes.
+constexpr std::uint32_t kDefaultBodies = 3000;
+constexpr std::uint32_t kDefaultSteps = 300;
 
 struct Options {
-  double scale = 1.0;
-  std::vector<std::string> scenes;  // empty: every benchmark scene
-  bool help = false;
+  std::vector<std::string> scenes = {"pile", "scatter"};
+  std::uint32_t bodies = kDefaultBodies;
+  std::vector<std::uint32_t> sweep;
+  std::uint32_t steps = kDefaultSteps;
+  std::string broadphase = "all";
+  unsigned threads = 0;  ///< 0: all of the machine's.
+  std::string out;
+  std::uint64_t seed = 1;
 };
 
-void print_usage() {
-  std::printf(
-               "usage: agrid-demo [--scale X] [--scene NAME]... [--help]\n"
-               "  --scale X      shrink every scene to X of its boxes, 0 < X <= 1 (default 1)\n"
-               "  --scene NAME   run only this scene; repeat for several (default: all benchmark scenes)\n"
-               "  --help         show this help\n"
-               "benchmark scenes:");
-  for (const std::string_view name : agrid::scenes::benchmark_scene_names()) {
-    std::printf(" %.*s", static_cast<int>(name.size()), name.data());
-  }
-  std::printf("\nadversarial scenes (also accepted):");
-  for (const std::string_view name : agrid::scenes::adversarial_scene_names()) {
-    std::printf(" %.*s", static_cast<int>(name.size()), name.data());
-  }
-  std::printf("\n");
+std::vector<std::string> world_scene_list() {
+  std::vector<std::string> names;
+  for (const std::string_view n : agrid::scenes::world_scene_names()) names.emplace_back(n);
+  return names;
 }
 
-bool is_known_scene(std::string_view name) {
-  const auto benchmark = agrid::scenes::benchmark_scene_names();
-  const auto adversarial = agrid::scenes::adversarial_scene_names();
-  return std::find(benchmark.begin(), benchmark.end(), name) != benchmark.end() ||
-         std::find(adversarial.begin(), adversarial.end(), name) != adversarial.end();
+std::vector<BroadphaseKind> kinds_of(const std::string& broadphase) {
+  if (broadphase == "dbvt") return {BroadphaseKind::dbvt};
+  if (broadphase == "sap") return {BroadphaseKind::sap};
+  if (broadphase == "agrid") return {BroadphaseKind::agrid};
+  return {BroadphaseKind::dbvt, BroadphaseKind::sap, BroadphaseKind::agrid};
 }
 
-/// Parses argv into `options`; on a bad argument returns the message to print, else empty.
-/// Accepts both "--flag value" and "--flag=value".
-std::string parse(int argc, char** argv, Options& options) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      options.help = true;
-      continue;
-    }
-    std::string_view flag = arg;
-    std::string_view value;
-    bool has_value = false;
-    if (const auto eq = arg.find('='); arg.starts_with("--") && eq != std::string_view::npos) {
-      flag = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      has_value = true;
-    }
-    if (flag != "--scale" && flag != "--scene") return "unknown argument '" + std::string(arg) + "'";
-    if (!has_value) {
-      if (i + 1 >= argc) return "missing value after " + std::string(flag);
-      value = argv[++i];
-    }
-    if (flag == "--scale") {
-      const std::string text(value);
-      char* end = nullptr;
-      const double scale = std::strtod(text.c_str(), &end);
-      if (text.empty() || end != text.c_str() + text.size() || !(scale > 0.0 && scale <= 1.0)) {
-        return "--scale must be a number in (0, 1], got '" + text + "'";
+void add_options(CLI::App& app, Options& o) {
+  const std::vector<std::string> scenes = world_scene_list();
+  std::string scene_list;
+  for (const std::string& s : scenes) scene_list += (scene_list.empty() ? "" : ", ") + s;
+  app.add_option("--scene", o.scenes, "Scenes to run (" + scene_list + "); default: pile scatter")
+      ->check(CLI::IsMember(scenes))
+      ->delimiter(',');
+  app.add_option("--bodies", o.bodies, "Bodies per scene")->check(CLI::Range(1u, 10000000u))->capture_default_str();
+  app.add_option("--sweep", o.sweep, "Body counts to run each scene at (comma separated); draws time against count")
+      ->check(CLI::Range(1u, 10000000u))
+      ->delimiter(',');
+  app.add_option("--steps", o.steps, "Steps of 1/60 s per run")->check(CLI::Range(1u, 1000000u))->capture_default_str();
+  app.add_option("--broadphase", o.broadphase, "dbvt (btDbvtBroadphase), sap (bt32BitAxisSweep3), agrid "
+                                               "(btAdaptiveGridBroadphase), or all of them on identical initial states")
+      ->check(CLI::IsMember({"dbvt", "sap", "agrid", "all"}))
+      ->capture_default_str();
+  app.add_option("--threads", o.threads, "Threads for agrid (default: all cores)")->check(CLI::Range(1u, 1024u));
+  app.add_option("--out", o.out, "Directory for CSVs (per-step times and pairs) and PNG pictures (gnuplot)");
+  app.add_option("--seed", o.seed, "Seed of the scenes' random numbers")->capture_default_str();
+}
+
+// Runs every scene at every size with every broadphase; prints, writes and draws.
+int run_all(const Options& o) {
+  const unsigned threads = o.threads > 0 ? o.threads : static_cast<unsigned>(tbb::info::default_concurrency());
+  const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+  tbb::task_arena arena(static_cast<int>(threads));
+  const std::vector<std::uint32_t> sizes = o.sweep.empty() ? std::vector<std::uint32_t>{o.bodies} : o.sweep;
+  if (!o.out.empty()) fs::create_directories(o.out);
+  std::uint64_t missing = 0;
+  std::vector<fs::path> written;
+  for (const std::string& scene : o.scenes) {
+    std::vector<agrid::demo::RunResult> sweep_runs;
+    for (const std::uint32_t bodies : sizes) {
+      std::vector<agrid::demo::RunResult> runs;
+      for (const BroadphaseKind kind : kinds_of(o.broadphase)) {
+        arena.execute([&] { runs.push_back(agrid::demo::run(scene, kind, bodies, o.steps, o.seed)); });
+        missing += runs.back().missing_pairs;
       }
-      options.scale = scale;
-    } else {
-      if (!is_known_scene(value)) return "unknown scene '" + std::string(value) + "' (see --help)";
-      options.scenes.emplace_back(value);
+      agrid::demo::print_tables(runs, threads);
+      if (!o.out.empty()) {
+        for (const auto& p : agrid::demo::write_csvs(runs, o.out)) written.push_back(p);
+        for (const auto& p : agrid::demo::draw_scene(runs, o.out)) written.push_back(p);
+      }
+      sweep_runs.insert(sweep_runs.end(), runs.begin(), runs.end());
     }
+    if (!o.out.empty() && sizes.size() > 1) written.push_back(agrid::demo::draw_sweep(sweep_runs, o.out));
   }
-  return {};
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
-
-/// Median milliseconds of a warm frame (build + find_pairs) of `structure`; nullopt if a frame's
-/// pairs differ from `expected`.
-template <class Structure>
-std::optional<double> median_frame_ms(Structure& structure, const agrid::scenes::Scene& scene,
-                                      const std::vector<agrid::Pair>& expected, const char* what) {
-  std::vector<agrid::Pair> pairs;
-  std::vector<double> millis;
-  for (int run = 0; run <= kTimedRuns; ++run) {  // run 0 is the warm-up
-    const auto start = std::chrono::steady_clock::now();
-    structure.build(scene.boxes);
-    structure.find_pairs(pairs);
-    const auto stop = std::chrono::steady_clock::now();
-    if (run > 0) millis.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
-    if (pairs != expected) {
-      std::fprintf(stderr, "agrid-demo: %s: %s found %zu pairs, find_all_pairs %zu; results differ\n",
-                   scene.name.c_str(), what, pairs.size(), expected.size());
-      return std::nullopt;
-    }
+  if (!written.empty()) {
+    std::printf("\nwritten:\n");
+    for (const fs::path& p : written) std::printf("  %s\n", p.string().c_str());
   }
-  return median(millis);
-}
-
-/// Runs one scene with a Grid (one thread) and a Tree (all threads); returns false if either's
-/// pairs differ from find_all_pairs'.
-bool run_scene(const std::string& name, double scale) {
-  const agrid::scenes::Scene scene = agrid::scenes::make_scene(name, scale);
-  const std::vector<agrid::Pair> expected = agrid::find_all_pairs(scene.boxes);
-  agrid::Grid grid;
-  agrid::Tree tree;
-  const std::optional<double> grid_ms = median_frame_ms(grid, scene, expected, "Grid");
-  const std::optional<double> tree_ms = median_frame_ms(tree, scene, expected, "Tree");
-  if (!grid_ms || !tree_ms) return false;
-  const double ns_per_box = scene.boxes.empty() ? 0.0 : *grid_ms * 1e6 / static_cast<double>(scene.boxes.size());
-  std::printf("%-22s %10zu %10zu %10.3f %8.1f %10.3f %8.2fx\n", name.c_str(), scene.boxes.size(), expected.size(),
-              *grid_ms, ns_per_box, *tree_ms, *grid_ms / *tree_ms);
-  std::fflush(stdout);
-  return true;
+  if (missing > 0) {
+    std::fprintf(stderr, "agrid-demo: %llu missing pairs: a broadphase is wrong\n", static_cast<unsigned long long>(missing));
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"agrid-demo: Bullet scenes run A/B with btDbvtBroadphase, bt32BitAxisSweep3 and "
+               "btAdaptiveGridBroadphase"};
   Options options;
-  if (const std::string problem = parse(argc, argv, options); !problem.empty()) {
-    std::fprintf(stderr, "agrid-demo: %s\nrun 'agrid-demo --help' for usage\n", problem.c_str());
-    return 2;
-  }
-  if (options.help) {
-    print_usage();
-    return 0;
-  }
-  if (options.scenes.empty()) {
-    for (const std::string_view name : agrid::scenes::benchmark_scene_names()) options.scenes.emplace_back(name);
-  }
-
-  std::printf("agrid-demo: warm frames (build + find_pairs), median of %d runs after 1 warm-up\n", kTimedRuns);
-  std::printf("scale %g; Grid on 1 thread, Tree (tree of grids) on all %d threads of this machine\n\n", options.scale,
-              tbb::info::default_concurrency());
-  std::printf("%-22s %10s %10s %10s %8s %10s %9s\n", "scene", "boxes", "pairs", "grid ms", "ns/box", "tree ms",
-              "speed-up");
-  bool ok = true;
+  add_options(app, options);
   try {
-    for (const std::string& name : options.scenes) ok = run_scene(name, options.scale) && ok;
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "agrid-demo: %s\nrun 'agrid-demo --help' for usage\n", e.what());
+    return kUsageError;
+  }
+  try {
+    return run_all(options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "agrid-demo: %s\n", e.what());
     return 1;
   }
-  return ok ? 0 : 1;
 }

@@ -3,17 +3,21 @@
 #include <BulletCollision/BroadphaseCollision/btAxisSweep3.h>
 #include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
 
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
+#include "agrid/agrid.h"
 #include "agrid/bullet/btAdaptiveGridBroadphase.h"
 
 namespace agrid::scenes {
 namespace {
 
-constexpr std::array<std::string_view, 4> kWorldSceneNames = {"scatter", "cluster", "pile", "static-city"};
+constexpr std::array<std::string_view, 7> kWorldSceneNames = {"scatter",       "cluster",    "pile",        "static-city",
+                                                              "ball-collapse", "plane-pass", "mixed-shapes"};
 
 /// One step of every world: 1/60 s, one substep.
 constexpr btScalar kTimeStep = btScalar(1) / 60;
@@ -27,8 +31,21 @@ constexpr btScalar kPileSpacing = 1.5f;
 constexpr btScalar kCitySpacing = 2;
 /// One dynamic sphere rains on the static city for this many static boxes.
 constexpr std::uint32_t kCityBoxesPerSphere = 100;
-/// Margin around a scene's extent for bt32BitAxisSweep3's fixed world bounds.
+/// Margin around a scene's extent for bt32BitAxisSweep3's fixed world bounds; bodies beyond
+/// them have left the world.
 constexpr btScalar kSapMargin = 100;
+/// ball-collapse: the ball's radius per cube root of the body count, and the time the bodies
+/// take to reach its centre.
+constexpr btScalar kCollapseRadiusPerCbrt = 2;
+constexpr btScalar kCollapseSeconds = 3;
+/// plane-pass: the layer's spacing and cube edge (almost touching), and its speed across.
+constexpr btScalar kPlaneSpacing = 1;
+constexpr btScalar kPlaneHalfEdge = 0.49f;
+constexpr btScalar kPlaneSpeed = 2;
+/// mixed-shapes: the triangle-mesh ground's cells and cell size, and the drop lattice's spacing.
+constexpr int kGroundCells = 48;
+constexpr btScalar kGroundCell = 2;
+constexpr btScalar kMixedSpacing = 2;
 
 /// splitmix64: the worlds' own reproducible numbers.
 class Random {
@@ -157,11 +174,25 @@ BulletWorld::BulletWorld(std::string_view scene, BroadphaseKind kind, std::uint3
     const btScalar side = kCitySpacing * std::sqrt(n) + 1;
     lo = btVector3(-side, -1, -side);
     hi = btVector3(2 * side, 60, 2 * side);
+  } else if (scene == "ball-collapse") {
+    const btScalar r = kCollapseRadiusPerCbrt * std::cbrt(n) + 1;
+    lo = btVector3(-2 * r, -2 * r, -2 * r);
+    hi = btVector3(2 * r, 2 * r, 2 * r);
+  } else if (scene == "plane-pass") {
+    const btScalar side = kPlaneSpacing * std::sqrt(n) + 1;
+    lo = btVector3(-1, -1, -1);
+    hi = btVector3(side, 60, side);
+  } else if (scene == "mixed-shapes") {
+    const btScalar side = kGroundCells * kGroundCell;
+    lo = btVector3(-side, -10, -side);
+    hi = btVector3(2 * side, 20 + kMixedSpacing * n / (side * side / (kMixedSpacing * kMixedSpacing)), 2 * side);
   } else {
     throw std::invalid_argument("agrid::scenes::BulletWorld: unknown scene \"" + std::string(scene) + "\"");
   }
   lo -= btVector3(kSapMargin, kSapMargin, kSapMargin);
   hi += btVector3(kSapMargin, kSapMargin, kSapMargin);
+  bounds_min_ = lo;
+  bounds_max_ = hi;
 
   configuration_ = std::make_unique<btDefaultCollisionConfiguration>();
   dispatcher_ = std::make_unique<btCollisionDispatcher>(configuration_.get());
@@ -199,6 +230,60 @@ BulletWorld::BulletWorld(std::string_view scene, BroadphaseKind kind, std::uint3
                btVector3(kPileSpacing * static_cast<btScalar>(x), 1 + kPileSpacing * static_cast<btScalar>(y),
                          kPileSpacing * static_cast<btScalar>(z)) + jitter,
                btVector3(0, 0, 0));
+    }
+  } else if (scene == "ball-collapse") {
+    world_->setGravity(btVector3(0, 0, 0));
+    const btScalar r = kCollapseRadiusPerCbrt * std::cbrt(n);
+    for (std::uint32_t i = 0; i < bodies;) {
+      const btVector3 p = random.vector(-r, r);
+      if (p.length2() > r * r) continue;
+      add_body(i % 2 == 0 ? box : sphere, 1, p, -p / kCollapseSeconds);
+      ++i;
+    }
+  } else if (scene == "plane-pass") {
+    world_->setGravity(btVector3(0, 0, 0));
+    shapes_.push_back(std::make_unique<btBoxShape>(btVector3(kPlaneHalfEdge, kPlaneHalfEdge, kPlaneHalfEdge)));
+    btCollisionShape* cube = shapes_.back().get();
+    const auto per_side = static_cast<std::uint32_t>(std::ceil(std::sqrt(n)));
+    for (std::uint32_t i = 0; i < bodies; ++i) {
+      const std::uint32_t x = i % per_side, z = i / per_side;
+      const btVector3 at(kPlaneSpacing * static_cast<btScalar>(x), random.uniform(-0.01f, 0.01f),
+                         kPlaneSpacing * static_cast<btScalar>(z));
+      const btVector3 drift(random.uniform(-0.05f, 0.05f), kPlaneSpeed, random.uniform(-0.05f, 0.05f));
+      add_body(cube, 1, at, drift);
+    }
+  } else if (scene == "mixed-shapes") {
+    // The ground: a gently waving triangle mesh.
+    ground_mesh_ = std::make_unique<btTriangleMesh>();
+    const auto vertex = [](int x, int z) {
+      const double h = std::sin(0.3 * x) * std::cos(0.3 * z);
+      return btVector3(kGroundCell * static_cast<btScalar>(x), static_cast<btScalar>(h), kGroundCell * static_cast<btScalar>(z));
+    };
+    for (int x = 0; x < kGroundCells; ++x) {
+      for (int z = 0; z < kGroundCells; ++z) {
+        ground_mesh_->addTriangle(vertex(x, z), vertex(x, z + 1), vertex(x + 1, z));
+        ground_mesh_->addTriangle(vertex(x + 1, z), vertex(x, z + 1), vertex(x + 1, z + 1));
+      }
+    }
+    shapes_.push_back(std::make_unique<btBvhTriangleMeshShape>(ground_mesh_.get(), true));
+    add_body(shapes_.back().get(), 0, btVector3(0, 0, 0), btVector3(0, 0, 0));
+    shapes_.push_back(std::make_unique<btCapsuleShape>(0.3f, 0.6f));
+    btCollisionShape* capsule = shapes_.back().get();
+    auto hull = std::make_unique<btConvexHullShape>();
+    for (const btVector3& v : {btVector3(0.5f, 0, 0), btVector3(-0.5f, 0, 0), btVector3(0, 0.5f, 0), btVector3(0, -0.5f, 0),
+                               btVector3(0, 0, 0.5f), btVector3(0, 0, -0.5f)}) {
+      hull->addPoint(v, false);
+    }
+    hull->recalcLocalAabb();
+    btCollisionShape* octahedron = hull.get();
+    shapes_.push_back(std::move(hull));
+    btCollisionShape* kinds[4] = {box, sphere, capsule, octahedron};
+    const auto per_side = static_cast<std::uint32_t>(kGroundCells * kGroundCell / kMixedSpacing) - 2;
+    for (std::uint32_t i = 0; i < bodies; ++i) {
+      const std::uint32_t x = i % per_side, z = (i / per_side) % per_side, y = i / (per_side * per_side);
+      const btVector3 at(kMixedSpacing * static_cast<btScalar>(x + 1), 3 + kMixedSpacing * static_cast<btScalar>(y),
+                         kMixedSpacing * static_cast<btScalar>(z + 1));
+      add_body(kinds[i % 4], 1, at + random.vector(-0.1f, 0.1f), btVector3(0, 0, 0));
     }
   } else {  // static-city
     const auto per_side = static_cast<std::uint32_t>(std::ceil(std::sqrt(n)));
@@ -241,5 +326,70 @@ void BulletWorld::add_body(btCollisionShape* shape, float mass, const btVector3&
 void BulletWorld::step() { world_->stepSimulation(kTimeStep, 1, kTimeStep); }
 
 int BulletWorld::pairs() const { return broadphase_->getOverlappingPairCache()->getNumOverlappingPairs(); }
+
+std::uint64_t BulletWorld::missing_pairs() const {
+  const btCollisionObjectArray& objects = world_->getCollisionObjectArray();
+  std::vector<btBroadphaseProxy*> proxies;
+  std::vector<agrid::Box> boxes;
+  for (int i = 0; i < objects.size(); ++i) {
+    btBroadphaseProxy* proxy = objects[i]->getBroadphaseHandle();
+    if (proxy == nullptr) continue;
+    proxies.push_back(proxy);
+    boxes.push_back({{static_cast<float>(proxy->m_aabbMin.x()), static_cast<float>(proxy->m_aabbMin.y()),
+                      static_cast<float>(proxy->m_aabbMin.z())},
+                     {static_cast<float>(proxy->m_aabbMax.x()), static_cast<float>(proxy->m_aabbMax.y()),
+                      static_cast<float>(proxy->m_aabbMax.z())}});
+  }
+  btOverlappingPairCache* cache = broadphase_->getOverlappingPairCache();
+  std::uint64_t missing = 0;
+  for (const auto [i, j] : agrid::find_all_pairs(boxes)) {
+    btBroadphaseProxy* a = proxies[i];
+    btBroadphaseProxy* b = proxies[j];
+    if (!cache->needsBroadphaseCollision(a, b)) continue;
+    missing += cache->findPair(a, b) == nullptr;
+  }
+  return missing;
+}
+
+PhysicsSummary BulletWorld::summary() const {
+  PhysicsSummary s;
+  double height_sum = 0;
+  s.max_height = -std::numeric_limits<double>::infinity();
+  for (const auto& body : bodies_) {
+    if (body->getInvMass() == 0) continue;
+    ++s.dynamic_bodies;
+    const btVector3 p = body->getCenterOfMassPosition();
+    if (!std::isfinite(p.x()) || !std::isfinite(p.y()) || !std::isfinite(p.z())) {
+      ++s.not_finite;
+      continue;
+    }
+    s.asleep += body->getActivationState() == ISLAND_SLEEPING;
+    height_sum += p.y();
+    s.max_height = std::max<double>(s.max_height, p.y());
+    const btVector3 v = body->getLinearVelocity();
+    const btVector3 w = body->getAngularVelocity();
+    const btVector3 inertia = body->getLocalInertia();
+    s.kinetic_energy += 0.5 * (v.length2() / body->getInvMass()) +
+                        0.5 * (inertia.x() * w.x() * w.x() + inertia.y() * w.y() * w.y() + inertia.z() * w.z() * w.z());
+    const bool inside = p.x() >= bounds_min_.x() && p.y() >= bounds_min_.y() && p.z() >= bounds_min_.z() &&
+                        p.x() <= bounds_max_.x() && p.y() <= bounds_max_.y() && p.z() <= bounds_max_.z();
+    s.left_world += !inside;
+  }
+  const std::uint32_t finite = s.dynamic_bodies - s.not_finite;
+  s.mean_height = finite > 0 ? height_sum / finite : 0;
+  if (finite == 0) s.max_height = 0;
+  return s;
+}
+
+std::vector<BulletWorld::BodyState> BulletWorld::body_states() const {
+  std::vector<BodyState> states;
+  for (const auto& body : bodies_) {
+    if (body->getInvMass() == 0) continue;
+    const btVector3 p = body->getCenterOfMassPosition();
+    states.push_back({static_cast<float>(p.x()), static_cast<float>(p.y()), static_cast<float>(p.z()),
+                      body->getActivationState() == ISLAND_SLEEPING});
+  }
+  return states;
+}
 
 }  // namespace agrid::scenes

@@ -1,0 +1,23 @@
+# Runs agrid-demo with ARGS (arguments separated by |) and checks its exit code is EXPECTED_EXIT; when OUT is
+# set, checks that the directory exists afterwards iff EXPECT_OUT is true (bad usage must
+# write nothing).
+cmake_minimum_required(VERSION 3.25)
+string(REPLACE "|" ";" ARGS "${ARGS}")
+if(OUT)
+  file(REMOVE_RECURSE "${OUT}")
+endif()
+execute_process(COMMAND "${DEMO}" ${ARGS} RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
+if(NOT result EQUAL EXPECTED_EXIT)
+  message(FATAL_ERROR "agrid-demo ${ARGS}: exit ${result}, expected ${EXPECTED_EXIT}\n${output}\n${errors}")
+endif()
+if(OUT)
+  if(EXPECT_OUT AND NOT EXISTS "${OUT}")
+    message(FATAL_ERROR "agrid-demo ${ARGS}: wrote nothing to ${OUT}")
+  elseif(NOT EXPECT_OUT AND EXISTS "${OUT}")
+    message(FATAL_ERROR "agrid-demo ${ARGS}: bad usage, yet ${OUT} was written")
+  endif()
+endif()
+if(EXPECT_TEXT AND NOT "${output}${errors}" MATCHES "${EXPECT_TEXT}")
+  message(FATAL_ERROR "agrid-demo ${ARGS}: output lacks '${EXPECT_TEXT}':\n${output}\n${errors}")
+endif()
+message(STATUS "${output}")
