@@ -61,7 +61,7 @@ void add_options(CLI::App& app, Options& o) {
       ->check(CLI::IsMember(scenes))
       ->delimiter(',');
   app.add_option("--bodies", o.bodies, "Bodies per scene")->check(CLI::Range(1u, 10000000u))->capture_default_str();
-  app.add_option("--sweep", o.sweep, "Body counts to run each scene at (comma separated); draws time against count")
+  app.add_option("--sweep", o.sweep, "Body counts to run each scene at, comma separated (instead of --bodies); draws time against count")
       ->check(CLI::Range(1u, 10000000u))
       ->delimiter(',');
   app.add_option("--steps", o.steps, "Steps of 1/60 s per run")->check(CLI::Range(1u, 1000000u))->capture_default_str();
