@@ -73,10 +73,13 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::createProxy(const btVector3& aabbMi
   proxy->m_uniqueId = m_nextUniqueId++;  // from 1, never reused, as btDbvtBroadphase
   proxy->m_agridGroup = collisionFilterGroup;
   proxy->m_agridMask = collisionFilterMask;
+  bool created = false;
   try {
     proxy->m_handle = m_broadphase.create(toBox(aabbMin, aabbMax), filterOf(*proxy));
+    created = true;
     if (m_proxies.size() <= proxy->m_handle) m_proxies.resize(proxy->m_handle + std::size_t{1}, nullptr);
   } catch (...) {
+    if (created) m_broadphase.remove(proxy->m_handle);  // no object without its proxy
     proxy->~btAdaptiveGridProxy();
     m_proxyPool->release(proxy);
     throw;
@@ -103,13 +106,13 @@ void btAdaptiveGridBroadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatch
 
 void btAdaptiveGridBroadphase::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
                                        btDispatcher* /*dispatcher*/) {
-  // Static and sleeping objects get their unchanged AABB every step: answer from the proxy's
-  // first cache line alone, which holds the AABB. (A NaN compares unequal and takes the long
-  // way, where agrid compares bitwise.) Like dbvt, which re-checks pairs of moved proxies
-  // only, a filter changed on a live proxy is seen when the proxy moves.
-  if (sameXyz(proxy->m_aabbMin, aabbMin) && sameXyz(proxy->m_aabbMax, aabbMax)) return;
+  // A filter changed on the live proxy (Bullet code may do that) is passed on first, also for
+  // objects that do not move: dbvt would offer their pairs when the other object moves.
   auto* p = static_cast<btAdaptiveGridProxy*>(proxy);
   if (p->m_collisionFilterGroup != p->m_agridGroup || p->m_collisionFilterMask != p->m_agridMask) syncFilter(*p);
+  // Static and sleeping objects get their unchanged AABB every step: answer from the proxy.
+  // (A NaN compares unequal and takes the long way, where agrid compares bitwise.)
+  if (sameXyz(p->m_aabbMin, aabbMin) && sameXyz(p->m_aabbMax, aabbMax)) return;
   p->m_aabbMin = aabbMin;
   p->m_aabbMax = aabbMax;
   m_broadphase.set_box(p->m_handle, toBox(aabbMin, aabbMax));

@@ -158,6 +158,32 @@ TEST(BulletAdapterFilters, MaskChangedOnProxyAppliesToNewPairs) {
   }
 }
 
+TEST(BulletAdapterFilters, GroupChangedOnStaticProxyAppliesToNewPairs) {
+  // The static wall's group changes while it does not move (its setAabb brings the same AABB
+  // every step); the ball that moves into it must then collide, as with dbvt.
+  for (const Broad kind : {Broad::dbvt, Broad::simple, Broad::agrid}) {
+    World w(kind);
+    auto* wall_shape = w.own(std::make_unique<btBoxShape>(btVector3(0.5f, 3, 3)));
+    btRigidBody* wall = w.add_body(wall_shape, 0, btTransform(btQuaternion::getIdentity(), btVector3(0.5f, 0, 0)));
+    auto* ball_shape = w.own(std::make_unique<btSphereShape>(0.3f));
+    btRigidBody* ball = w.add_body(ball_shape, 1, btTransform(btQuaternion::getIdentity(), btVector3(-5, 0, 0)), 1, ~2);
+    ball->setLinearVelocity(btVector3(3, 0, 0));
+    ball->setActivationState(DISABLE_DEACTIVATION);
+    int missing_steps = 0;
+    for (int s = 0; s < 150; ++s) {
+      if (s == 10) wall->getBroadphaseHandle()->m_collisionFilterGroup = 4;  // the ball's mask accepts 4
+      w.step();
+      const std::vector<IdPair> expected = expected_pairs(w.world());
+      missing_steps += cache_pairs(w.cache()) != expected;
+    }
+    const char* name = kind == Broad::agrid ? "agrid" : kind == Broad::dbvt ? "dbvt" : "simple";
+    EXPECT_LT(ball->getWorldTransform().getOrigin().x(), 0.0f) << name << ": the ball passed through the wall";
+    if (kind == Broad::agrid) {
+      EXPECT_EQ(missing_steps, 0) << "steps where the wall-ball pair was missing";
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Ghost objects and the kinematic character controller
 
