@@ -147,6 +147,30 @@ TEST(BulletAdapterExact, AddsRemovesRefreshesAndTeleports) {
 
 // A box resting on the ground keeps the same btBroadphasePair, collision algorithm and
 // persistent manifold from step 10 to step 100, and its contact points age.
+TEST(BulletAdapterExact, ProxiesDestroyedBeforeTheFirstUpdateLeaveNoTrace) {
+  // Created and destroyed before any calculateOverlappingPairs: its handle is reused only after
+  // the update, and no pair with it ever reaches the cache.
+  btAdaptiveGridBroadphase broadphase;
+  const btVector3 lo(0, 0, 0), hi(1, 1, 1);
+  btBroadphaseProxy* a = broadphase.createProxy(lo, hi, BOX_SHAPE_PROXYTYPE, nullptr, 1, -1, nullptr);
+  btBroadphaseProxy* b = broadphase.createProxy(lo, hi, BOX_SHAPE_PROXYTYPE, nullptr, 1, -1, nullptr);
+  broadphase.destroyProxy(b, nullptr);
+  btBroadphaseProxy* c = broadphase.createProxy(lo, hi, BOX_SHAPE_PROXYTYPE, nullptr, 1, -1, nullptr);
+  broadphase.calculateOverlappingPairs(nullptr);
+  btOverlappingPairCache* cache = broadphase.getOverlappingPairCache();
+  ASSERT_EQ(cache->getNumOverlappingPairs(), 1);
+  EXPECT_NE(cache->findPair(a, c), nullptr);
+  btBroadphaseProxy* d = broadphase.createProxy(lo, hi, BOX_SHAPE_PROXYTYPE, nullptr, 1, -1, nullptr);
+  broadphase.calculateOverlappingPairs(nullptr);
+  EXPECT_EQ(cache->getNumOverlappingPairs(), 3);
+  EXPECT_GT(d->m_uniqueId, c->m_uniqueId);  // ids are never reused
+  broadphase.destroyProxy(d, nullptr);
+  broadphase.destroyProxy(c, nullptr);
+  broadphase.calculateOverlappingPairs(nullptr);
+  EXPECT_EQ(cache->getNumOverlappingPairs(), 0);
+  broadphase.destroyProxy(a, nullptr);
+}
+
 TEST(BulletAdapterPersistence, BoxOnGroundKeepsAlgorithmAndManifold) {
   World w(Broad::agrid, {}, btVector3(0, -10, 0));
   auto* ground_shape = w.own(std::make_unique<btBoxShape>(btVector3(20, 0.5f, 20)));
