@@ -17,6 +17,7 @@
 
 #include "agrid/grid.h"
 #include "agrid/tree.h"
+#include "checked_config.h"
 #include "leaf_kernel.h"
 #include "uninitialized_vector.h"
 
@@ -114,6 +115,9 @@ struct Broadphase::Impl {
   }
 
   void update();
+  /// Calls `visit` with each live object whose current box meets the query (a Box or a Segment).
+  template <class Query>
+  void visit_current(const Query& query, FunctionRef<Handle> visit) const;
   void ensure_moving_grid() const;
   void rebuild_resting();
   void update_moving_set();
@@ -122,12 +126,7 @@ struct Broadphase::Impl {
   void diff_pairs();
 };
 
-Broadphase::Broadphase(const Config& config) {
-  if (const std::string_view problem = config.problem(); !problem.empty()) {
-    throw std::invalid_argument("agrid::Config: " + std::string(problem));
-  }
-  impl_ = std::make_unique<Impl>(config);
-}
+Broadphase::Broadphase(const Config& config) : impl_(std::make_unique<Impl>(detail::checked(config))) {}
 Broadphase::~Broadphase() = default;
 Broadphase::Broadphase(Broadphase&&) noexcept = default;
 Broadphase& Broadphase::operator=(Broadphase&&) noexcept = default;
@@ -358,49 +357,47 @@ void Broadphase::Impl::diff_pairs() {
   std::swap(pairs, next_pairs);
 }
 
-void Broadphase::for_each_overlap(const Box& box, FunctionRef<Handle> visit) const {
-  const Impl& m = *impl_;
-  if (!is_valid(box)) return;
-  bool go_on = true;
+namespace {
+
+// A grid query, and the same test on one box, for a query box and for a query segment.
+void query_grid(const Grid& grid, const Box& box, FunctionRef<std::uint32_t> visit) { grid.for_each_overlap(box, visit); }
+void query_grid(const Grid& grid, const Segment& segment, FunctionRef<std::uint32_t> visit) {
+  grid.for_each_hit(segment, visit);
+}
+[[nodiscard]] bool meets(const Box& query, const Box& box) noexcept { return overlaps(query, box); }
+[[nodiscard]] bool meets(const Segment& query, const Box& box) noexcept { return hits(query, box); }
+
+}  // namespace
+
+template <class Query>
+void Broadphase::Impl::visit_current(const Query& query, FunctionRef<Handle> visit) const {
   // Resting members that have not left; moving objects of the last update not changed since;
   // then everything changed since (created, moved), with its current box.
-  m.resting_grid.for_each_overlap(box, [&](std::uint32_t r) {
-    const Handle h = m.resting_handles[r];
-    if (m.objects[h].resting) go_on = visit(h);
+  bool go_on = true;
+  query_grid(resting_grid, query, [&](std::uint32_t r) {
+    const Handle h = resting_handles[r];
+    if (objects[h].resting) go_on = visit(h);
     return go_on;
   });
   if (!go_on) return;
-  m.ensure_moving_grid();
-  m.moving_grid.for_each_overlap(box, [&](std::uint32_t k) {
-    const Handle h = m.moving_handles[k];
-    if (m.objects[h].alive && !m.objects[h].dirty) go_on = visit(h);
+  ensure_moving_grid();
+  query_grid(moving_grid, query, [&](std::uint32_t k) {
+    const Handle h = moving_handles[k];
+    if (objects[h].alive && !objects[h].dirty) go_on = visit(h);
     return go_on;
   });
   if (!go_on) return;
-  for (const Handle h : m.dirty_handles) {
-    if (m.objects[h].alive && overlaps(box, m.objects[h].box) && !visit(h)) return;
+  for (const Handle h : dirty_handles) {
+    if (objects[h].alive && meets(query, objects[h].box) && !visit(h)) return;
   }
 }
 
+void Broadphase::for_each_overlap(const Box& box, FunctionRef<Handle> visit) const {
+  if (is_valid(box)) impl_->visit_current(box, visit);
+}
+
 void Broadphase::for_each_hit(const Segment& segment, FunctionRef<Handle> visit) const {
-  const Impl& m = *impl_;
-  bool go_on = true;
-  m.resting_grid.for_each_hit(segment, [&](std::uint32_t r) {
-    const Handle h = m.resting_handles[r];
-    if (m.objects[h].resting) go_on = visit(h);
-    return go_on;
-  });
-  if (!go_on) return;
-  m.ensure_moving_grid();
-  m.moving_grid.for_each_hit(segment, [&](std::uint32_t k) {
-    const Handle h = m.moving_handles[k];
-    if (m.objects[h].alive && !m.objects[h].dirty) go_on = visit(h);
-    return go_on;
-  });
-  if (!go_on) return;
-  for (const Handle h : m.dirty_handles) {
-    if (m.objects[h].alive && hits(segment, m.objects[h].box) && !visit(h)) return;
-  }
+  impl_->visit_current(segment, visit);
 }
 
 }  // namespace agrid

@@ -1,19 +1,10 @@
 #include "agrid/grid.h"
 
-#include <stdexcept>
-#include <string>
-
+#include "checked_config.h"
 #include "grid_impl.h"
 
 namespace agrid {
 namespace {
-
-[[nodiscard]] const Config& checked(const Config& config) {
-  if (const std::string_view problem = config.problem(); !problem.empty()) {
-    throw std::invalid_argument("agrid::Config: " + std::string(problem));
-  }
-  return config;
-}
 
 template <class T, class Allocator>
 [[nodiscard]] std::size_t capacity_bytes(const std::vector<T, Allocator>& v) noexcept {
@@ -22,7 +13,7 @@ template <class T, class Allocator>
 
 }  // namespace
 
-Grid::Grid(const Config& config) : impl_(std::make_unique<Impl>(checked(config))) {}
+Grid::Grid(const Config& config) : impl_(std::make_unique<Impl>(detail::checked(config))) {}
 Grid::~Grid() = default;
 Grid::Grid(Grid&&) noexcept = default;
 Grid& Grid::operator=(Grid&&) noexcept = default;

@@ -1,18 +1,11 @@
 #include "agrid/tree.h"
 
-#include <stdexcept>
-#include <string>
-
+#include "checked_config.h"
 #include "tree_impl.h"
 
 namespace agrid {
 
-Tree::Tree(const Config& config) {
-  if (const std::string_view problem = config.problem(); !problem.empty()) {
-    throw std::invalid_argument("agrid::Config: " + std::string(problem));
-  }
-  impl_ = std::make_unique<Impl>(config);
-}
+Tree::Tree(const Config& config) : impl_(std::make_unique<Impl>(detail::checked(config))) {}
 Tree::~Tree() = default;
 Tree::Tree(Tree&&) noexcept = default;
 Tree& Tree::operator=(Tree&&) noexcept = default;

@@ -195,16 +195,21 @@ void btAdaptiveGridBroadphase::addPairs(const std::vector<agrid::Pair>& began) {
   std::merge(began.begin(), began.end(), m_refused.begin(), m_refused.end(), std::back_inserter(m_offered));
   m_refused.clear();
   toProxyPairs(m_offered, m_scratch);
-  for (const ProxyPair& p : m_scratch) {
-    if (m_pairCache->addOverlappingPair(p.first, p.second) != nullptr) {
-      ++m_pairsInCache;
-    } else {
-      const agrid::Handle a = static_cast<btAdaptiveGridProxy*>(p.first)->m_handle;
-      const agrid::Handle b = static_cast<btAdaptiveGridProxy*>(p.second)->m_handle;
-      m_refused.push_back({std::min(a, b), std::max(a, b)});
-    }
-  }
+  for (const ProxyPair& p : m_scratch) offer(p, false);
   std::sort(m_refused.begin(), m_refused.end());
+}
+
+void btAdaptiveGridBroadphase::offer(const ProxyPair& p, bool mayBeInCache) {
+  // A pair already in the cache counts even if the cache's filter would now refuse to add it.
+  const bool inCache = (mayBeInCache && m_pairCache->findPair(p.first, p.second) != nullptr) ||
+                       m_pairCache->addOverlappingPair(p.first, p.second) != nullptr;
+  if (inCache) {
+    ++m_pairsInCache;
+    return;
+  }
+  const agrid::Handle a = static_cast<btAdaptiveGridProxy*>(p.first)->m_handle;
+  const agrid::Handle b = static_cast<btAdaptiveGridProxy*>(p.second)->m_handle;
+  m_refused.push_back({std::min(a, b), std::max(a, b)});
 }
 
 void btAdaptiveGridBroadphase::reconcile() {
@@ -213,15 +218,7 @@ void btAdaptiveGridBroadphase::reconcile() {
   toProxyPairs(m_offered, m_scratch);
   m_pairsInCache = 0;
   m_refused.clear();
-  for (const ProxyPair& p : m_scratch) {
-    if (m_pairCache->findPair(p.first, p.second) != nullptr || m_pairCache->addOverlappingPair(p.first, p.second) != nullptr) {
-      ++m_pairsInCache;
-    } else {
-      const agrid::Handle a = static_cast<btAdaptiveGridProxy*>(p.first)->m_handle;
-      const agrid::Handle b = static_cast<btAdaptiveGridProxy*>(p.second)->m_handle;
-      m_refused.push_back({std::min(a, b), std::max(a, b)});
-    }
-  }
+  for (const ProxyPair& p : m_scratch) offer(p, true);
   std::sort(m_refused.begin(), m_refused.end());
 }
 

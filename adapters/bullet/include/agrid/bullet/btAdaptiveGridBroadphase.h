@@ -84,6 +84,8 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
   void syncFilter(btAdaptiveGridProxy& proxy);
   void applyFilterMode();
   void addPairs(const std::vector<agrid::Pair>& began);
+  /// Adds the pair to the cache (counted) or, refused, to m_refused; `mayBeInCache` looks first.
+  void offer(const ProxyPair& pair, bool mayBeInCache);
   void toProxyPairs(const std::vector<agrid::Pair>& pairs, std::vector<ProxyPair>& out) const;
   void reconcile();
 

@@ -1,0 +1,20 @@
+#pragma once
+// checked: the one place a Config is refused, for every structure built from one.
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "agrid/config.h"
+
+namespace agrid::detail {
+
+/// `config` itself; throws std::invalid_argument naming its problem if it is unusable.
+[[nodiscard]] inline const Config& checked(const Config& config) {
+  if (const std::string_view problem = config.problem(); !problem.empty()) {
+    throw std::invalid_argument("agrid::Config: " + std::string(problem));
+  }
+  return config;
+}
+
+}  // namespace agrid::detail
