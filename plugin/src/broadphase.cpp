@@ -73,6 +73,7 @@ struct Broadphase::Impl {
   std::vector<Box> resting_boxes;
   std::vector<std::uint64_t> resting_keys;  ///< Pairs among members, as handle keys, sorted.
   std::uint32_t resting_left = 0;            ///< Members that have left since the build.
+  bool resting_keys_stale = false;           ///< Built by update_queries(), without its pairs.
 
   // The moving set of the last update: everything alive and not resting. Its grid serves
   // queries; when the tree found the pairs, the grid is built by the first query that needs it.
@@ -114,14 +115,17 @@ struct Broadphase::Impl {
     }
   }
 
-  void update();
+  /// Brings the grids up to date and, if `find_pairs`, the pairs and their changes.
+  void update(bool find_pairs);
   /// Calls `visit` with each live object whose current box meets the query (a Box or a Segment).
   template <class Query>
   void visit_current(const Query& query, FunctionRef<Handle> visit) const;
   void ensure_moving_grid() const;
-  void rebuild_resting();
+  void rebuild_resting(bool find_pairs);
   void update_moving_set();
+  void gather_moving_boxes();
   void find_moving_pairs();
+  void forget_pairs();
   void gather_pairs();
   void diff_pairs();
 };
@@ -180,9 +184,11 @@ void Broadphase::remove(Handle handle) {
 }
 
 const PairChanges& Broadphase::update() {
-  impl_->update();
+  impl_->update(true);
   return impl_->changes;
 }
+
+void Broadphase::update_queries() { impl_->update(false); }
 
 std::span<const Pair> Broadphase::pairs() const noexcept { return impl_->pairs; }
 
@@ -196,7 +202,7 @@ Filter Broadphase::filter(Handle handle) const { return impl_->live_object(handl
 
 BroadphaseStats Broadphase::stats() const { return impl_->stats; }
 
-void Broadphase::Impl::update() {
+void Broadphase::Impl::update(bool find_pairs) {
   ++updates;
   for (const Handle h : dirty_handles) objects[h].dirty = false;
   std::swap(changed_handles, dirty_handles);  // the moving set takes them in below
@@ -208,15 +214,22 @@ void Broadphase::Impl::update() {
   for (const Handle h : moving_handles) ready += updates - objects[h].changed_at >= kRestAfterUpdates;
   const auto members = static_cast<std::uint32_t>(resting_handles.size());
   const std::uint32_t batch = std::max(kMinRestingBatch, members / kRestingGrowthDivisor);
-  if (ready >= batch || resting_left >= batch) {
-    rebuild_resting();
+  // Resting pairs skipped by update_queries() are needed again as soon as pairs are.
+  if (ready >= batch || resting_left >= batch || (find_pairs && resting_keys_stale)) {
+    rebuild_resting(find_pairs);
   } else {
     update_moving_set();
   }
 
-  find_moving_pairs();
-  gather_pairs();
-  diff_pairs();
+  gather_moving_boxes();
+  if (find_pairs) {
+    find_moving_pairs();
+    gather_pairs();
+    diff_pairs();
+  } else {
+    moving_grid_built.store(false, std::memory_order_release);  // built by the first query
+    forget_pairs();
+  }
 
   // Removed handles are reusable now that their pairs have been reported as ended.
   if (!removed_handles.empty()) {
@@ -245,7 +258,7 @@ void Broadphase::Impl::ensure_moving_grid() const {
   moving_grid_built.store(true, std::memory_order_release);
 }
 
-void Broadphase::Impl::rebuild_resting() {
+void Broadphase::Impl::rebuild_resting(bool find_pairs) {
   ++resting_rebuilds;
   resting_handles.clear();
   resting_boxes.clear();
@@ -262,9 +275,11 @@ void Broadphase::Impl::rebuild_resting() {
     if (objects[h].alive && !objects[h].resting) moving_handles.push_back(h);
   }
   resting_grid.build(resting_boxes);
+  resting_keys.clear();
+  resting_keys_stale = !find_pairs;
+  if (!find_pairs) return;
   std::vector<Pair>& found = moving_pairs;  // scratch: the moving pairs are found after this
   resting_grid.find_pairs(found);
-  resting_keys.clear();
   for (const auto [i, j] : found) {
     const Handle a = resting_handles[i];
     const Handle b = resting_handles[j];
@@ -294,10 +309,13 @@ void Broadphase::Impl::update_moving_set() {
   changed_handles.clear();
 }
 
-void Broadphase::Impl::find_moving_pairs() {
+void Broadphase::Impl::gather_moving_boxes() {
   changed_handles.clear();
   moving_boxes.clear();
   for (const Handle h : moving_handles) moving_boxes.push_back(objects[h].box);
+}
+
+void Broadphase::Impl::find_moving_pairs() {
   // Moving x moving, on all threads when there are many.
   if (moving_boxes.size() >= config.tree_min_boxes && tbb::this_task_arena::max_concurrency() > 1) {
     moving_tree.build(moving_boxes);
@@ -347,6 +365,13 @@ void Broadphase::Impl::gather_pairs() {
     next_pairs.push_back(p);
   }
   for (; moving != keys.end(); ++moving) next_pairs.push_back(as_pair(*moving));
+}
+
+void Broadphase::Impl::forget_pairs() {
+  // No pairs were found: report no change now, and every pair as begun by the next update().
+  changes.began.clear();
+  changes.ended.clear();
+  pairs.clear();
 }
 
 void Broadphase::Impl::diff_pairs() {

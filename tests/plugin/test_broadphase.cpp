@@ -89,8 +89,12 @@ std::vector<Handle> sorted(std::vector<Handle> v) {
   return v;
 }
 
+/// Which steps find pairs: all (update()), or every third one only queries (update_queries()).
+enum class Updates { pairs, some_queries_only };
+
 // Drives a broadphase and the model through `steps` steps of random changes.
-void run_simulation(std::uint32_t objects, std::uint32_t steps, int threads, const Config& config, std::uint64_t seed) {
+void run_simulation(std::uint32_t objects, std::uint32_t steps, int threads, const Config& config, std::uint64_t seed,
+                    Updates updates = Updates::pairs) {
   SCOPED_TRACE(::testing::Message() << objects << " objects, " << threads << " threads, seed " << seed);
   Rng rng(seed);
   const float side = 4.0f * std::cbrt(static_cast<float>(objects));
@@ -150,14 +154,23 @@ void run_simulation(std::uint32_t objects, std::uint32_t steps, int threads, con
     bp.for_each_overlap(q, [&](Handle h) { found.push_back(h); });
     EXPECT_EQ(sorted(found), model.overlapping(q)) << "box query before update";
 
-    PairChanges changes;
-    in_arena(threads, [&] { changes = bp.update(); });
-    const std::vector<Pair> expected = model.pairs();
-    const std::span<const Pair> actual = bp.pairs();
-    ASSERT_TRUE(same_pairs(expected, std::vector<Pair>(actual.begin(), actual.end())));
-    EXPECT_EQ(changes.began, difference(expected, previous));
-    EXPECT_EQ(changes.ended, difference(previous, expected));
-    previous = expected;
+    const bool queries_only = updates == Updates::some_queries_only && step % 3 == 1;
+    std::vector<Pair> expected;
+    if (queries_only) {
+      // No pairs are found, none are kept, and the next update() reports them all as begun.
+      in_arena(threads, [&] { bp.update_queries(); });
+      EXPECT_TRUE(bp.pairs().empty());
+      previous.clear();
+    } else {
+      PairChanges changes;
+      in_arena(threads, [&] { changes = bp.update(); });
+      expected = model.pairs();
+      const std::span<const Pair> actual = bp.pairs();
+      ASSERT_TRUE(same_pairs(expected, std::vector<Pair>(actual.begin(), actual.end())));
+      EXPECT_EQ(changes.began, difference(expected, previous));
+      EXPECT_EQ(changes.ended, difference(previous, expected));
+      previous = expected;
+    }
 
     found.clear();
     bp.for_each_overlap(q, [&](Handle h) { found.push_back(h); });
@@ -185,6 +198,16 @@ TEST(Broadphase, MatchesTheModelOnSeveralThreadsWithTheTree) {
   config.tree_min_boxes = 100;  // the moving set goes through the tree of grids
   config.task_entries = 64;
   run_simulation(2000, 25, 3, config, 2);
+}
+
+// Steps that only keep the queries current (a world with no pair cache), between steps that
+// find pairs: queries stay exact, and pairs come back complete.
+TEST(Broadphase, QueriesOnlyUpdatesKeepQueriesExact) {
+  run_simulation(2000, 30, 1, Config{}, 3, Updates::some_queries_only);
+  Config config;
+  config.tree_min_boxes = 100;
+  config.task_entries = 64;
+  run_simulation(2000, 25, 3, config, 4, Updates::some_queries_only);
 }
 
 TEST(Broadphase, SameChangesOnAnyThreadCount) {

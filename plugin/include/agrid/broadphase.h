@@ -15,7 +15,8 @@
 namespace agrid {
 
 /// An object's handle: an index, stable for the object's life. A removed object's handle is
-/// reused only after the update() that reports the end of its pairs.
+/// reused only after the update() that reports the end of its pairs (or the update_queries()
+/// that forgets them).
 using Handle = std::uint32_t;
 
 /// A collision filter, as Bullet's: two objects may pair iff each one's group meets the other's
@@ -79,6 +80,11 @@ class Broadphase {
   /// Brings the pairs up to date; returns those that began and ended since the last update.
   /// Valid until the next update().
   const PairChanges& update();
+
+  /// Brings the queries up to date without finding pairs, for a world that only queries (rays,
+  /// box tests): the grids are rebuilt as update() would, the pair work is skipped. pairs() is
+  /// empty afterwards and the next update() reports every pair as begun.
+  void update_queries();
 
   /// All pairs as of the last update(), sorted.
   [[nodiscard]] std::span<const Pair> pairs() const noexcept;
