@@ -3,13 +3,22 @@
 #include <LinearMath/btAlignedAllocator.h>
 
 #include <algorithm>
-#include <iterator>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <new>
 #include <stdexcept>
+#include <string>
+#include <typeinfo>
+
+#if defined(__GXX_ABI_VERSION)
+#include <cxxabi.h>
+#endif
 
 #include "proxy_pool.h"
+#include "watched_pair_cache.h"
 
 namespace {
 
@@ -29,21 +38,83 @@ constexpr agrid::Filter kPassAll{0xffffffffu, 0xffffffffu};
   return {static_cast<float>(v.x()), static_cast<float>(v.y()), static_cast<float>(v.z())};
 }
 
+[[nodiscard]] agrid::Handle handleOf(const btBroadphaseProxy* proxy) noexcept {
+  return static_cast<const btAdaptiveGridProxy*>(proxy)->m_handle;
+}
+
+[[nodiscard]] agrid::Pair handlePair(const btBroadphasePair& pair) noexcept {
+  const agrid::Handle a = handleOf(pair.m_pProxy0);
+  const agrid::Handle b = handleOf(pair.m_pProxy1);
+  return {std::min(a, b), std::max(a, b)};
+}
+
+/// A pair of proxies as a well-mixed 64-bit number, the same in either order; sums of these
+/// tell two sets of pairs apart. (The constants are splitmix64's.)
+[[nodiscard]] std::uint64_t pairSignature(const btBroadphaseProxy* a, const btBroadphaseProxy* b) noexcept {
+  auto x = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(a));
+  auto y = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(b));
+  if (x > y) std::swap(x, y);
+  std::uint64_t h = x * 0x9e3779b97f4a7c15u + y;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
+  return h ^ (h >> 31);
+}
+
+/// True iff the cache ignores filter callbacks, as btNullPairCache does: set one and read it
+/// back, then put the old one back. (Asked of what the cache does, not of its type: RTTI may be
+/// off where the cache's class was compiled.)
+[[nodiscard]] bool ignoresFilterCallbacks(btOverlappingPairCache& cache) {
+  struct Probe : btOverlapFilterCallback {
+    bool needBroadphaseCollision(btBroadphaseProxy*, btBroadphaseProxy*) const override { return true; }
+  } probe;
+  btOverlapFilterCallback* const old = cache.getOverlapFilterCallback();
+  cache.setOverlapFilterCallback(&probe);
+  const bool ignores = cache.getOverlapFilterCallback() != &probe;
+  cache.setOverlapFilterCallback(old);
+  return ignores;
+}
+
+/// A btNullPairCache, or one like it: pairs are removed later (never), none are kept, and no
+/// filter is kept either.
+[[nodiscard]] bool keepsNoPairs(btOverlappingPairCache& cache) {
+  return cache.hasDeferredRemoval() && cache.getNumOverlappingPairs() == 0 && ignoresFilterCallbacks(cache);
+}
+
+/// The class of `cache` by name, or a description where its class was compiled without RTTI
+/// (the type_info slot of its vtable, just before the first virtual function, is then empty).
+[[nodiscard]] std::string classOf(const btOverlappingPairCache& cache) {
+#if defined(__GXX_ABI_VERSION) && defined(__GXX_RTTI)
+  const void* const* vtable = *reinterpret_cast<const void* const* const*>(&cache);
+  if (vtable[-1] != nullptr) {
+    const char* mangled = typeid(cache).name();
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+    std::string name = status == 0 && demangled != nullptr ? demangled : mangled;
+    std::free(demangled);  // NOLINT: __cxa_demangle allocates with malloc
+    return name;
+  }
+#endif
+  return "class unknown: compiled without RTTI";
+}
+
 }  // namespace
 
 btAdaptiveGridBroadphase::btAdaptiveGridBroadphase(btOverlappingPairCache* pairCache, const agrid::Config& config)
     : m_broadphase(config),
       m_proxyPool(std::make_unique<agrid::bullet_detail::ProxyPool>()),
-      m_pairCache(pairCache),
-      m_ownsPairCache(pairCache == nullptr) {
+      m_pairCache(pairCache) {
   if (pairCache != nullptr && pairCache->hasDeferredRemoval()) {
-    throw std::invalid_argument(
-        "btAdaptiveGridBroadphase: a pair cache with deferred removal (btSortedOverlappingPairCache) is not "
-        "supported; pass a btHashedOverlappingPairCache or none");
+    m_queriesOnly = keepsNoPairs(*pairCache);
+    if (!m_queriesOnly) {
+      throw std::invalid_argument("btAdaptiveGridBroadphase: the pair cache given (" + classOf(*pairCache) +
+                                  ") has deferred removal, which is not supported; pass a "
+                                  "btHashedOverlappingPairCache, a btNullPairCache (queries only) or none");
+    }
   }
-  if (m_ownsPairCache) {
-    void* memory = btAlignedAlloc(sizeof(btHashedOverlappingPairCache), 16);
-    m_pairCache = new (memory) btHashedOverlappingPairCache();
+  if (pairCache == nullptr) {
+    void* memory = btAlignedAlloc(sizeof(agrid::bullet_detail::WatchedPairCache), 16);
+    m_watchedCache = new (memory) agrid::bullet_detail::WatchedPairCache();
+    m_pairCache = m_watchedCache;
   }
 }
 
@@ -51,14 +122,14 @@ btAdaptiveGridBroadphase::~btAdaptiveGridBroadphase() {
   for (btAdaptiveGridProxy* proxy : m_proxies) {
     if (proxy != nullptr) proxy->~btAdaptiveGridProxy();  // the pool frees the memory
   }
-  if (m_ownsPairCache) {
-    m_pairCache->~btOverlappingPairCache();
-    btAlignedFree(m_pairCache);
+  if (m_watchedCache != nullptr) {
+    m_watchedCache->~WatchedPairCache();
+    btAlignedFree(m_watchedCache);
   }
 }
 
 agrid::Filter btAdaptiveGridBroadphase::filterOf(const btBroadphaseProxy& proxy) const noexcept {
-  if (m_userFilter) return kPassAll;
+  if (m_filterCallback != nullptr) return kPassAll;
   return {static_cast<std::uint32_t>(proxy.m_collisionFilterGroup), static_cast<std::uint32_t>(proxy.m_collisionFilterMask)};
 }
 
@@ -77,7 +148,9 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::createProxy(const btVector3& aabbMi
   try {
     proxy->m_handle = m_broadphase.create(toBox(aabbMin, aabbMax), filterOf(*proxy));
     created = true;
-    if (m_proxies.size() <= proxy->m_handle) m_proxies.resize(proxy->m_handle + std::size_t{1}, nullptr);
+    const std::size_t handles = proxy->m_handle + std::size_t{1};
+    if (m_proxies.size() < handles) m_proxies.resize(handles, nullptr);
+    if (m_filterCheckedStep.size() < handles) m_filterCheckedStep.resize(handles, 0);
   } catch (...) {
     if (created) m_broadphase.remove(proxy->m_handle);  // no object without its proxy
     proxy->~btAdaptiveGridProxy();
@@ -86,6 +159,8 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::createProxy(const btVector3& aabbMi
   }
   m_proxies[proxy->m_handle] = proxy;
   ++m_liveProxies;
+  m_filterCheckedStep[proxy->m_handle] = m_step;  // its filter is the one agrid was just given
+  ++m_filtersChecked;
   return proxy;
 }
 
@@ -93,13 +168,14 @@ void btAdaptiveGridBroadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatch
   auto* p = static_cast<btAdaptiveGridProxy*>(proxy);
   // Bullet expects the proxy's pairs gone at once; the next update reports them as ended, and
   // then finds nothing left to remove.
-  const int before = m_pairCache->getNumOverlappingPairs();
-  m_pairCache->removeOverlappingPairsContainingProxy(p, dispatcher);
-  const auto removed = static_cast<std::size_t>(before - m_pairCache->getNumOverlappingPairs());
-  m_pairsInCache -= std::min(m_pairsInCache, removed);
+  {
+    const agrid::bullet_detail::WatchedPairCache::OwnEdits own(m_watchedCache);
+    m_pairCache->removeOverlappingPairsContainingProxy(p, dispatcher);
+  }
   m_broadphase.remove(p->m_handle);
   m_proxies[p->m_handle] = nullptr;
   --m_liveProxies;
+  if (m_filterCheckedStep[p->m_handle] == m_step && m_filtersChecked > 0) --m_filtersChecked;
   p->~btAdaptiveGridProxy();
   m_proxyPool->release(p);
 }
@@ -107,8 +183,12 @@ void btAdaptiveGridBroadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatch
 void btAdaptiveGridBroadphase::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
                                        btDispatcher* /*dispatcher*/) {
   // A filter changed on the live proxy (Bullet code may do that) is passed on first, also for
-  // objects that do not move: dbvt would offer their pairs when the other object moves.
+  // objects that do not move. The step's stamp counts the proxies checked here, so that
+  // calculateOverlappingPairs scans the others only when there are others.
   auto* p = static_cast<btAdaptiveGridProxy*>(proxy);
+  std::uint32_t& checked = m_filterCheckedStep[p->m_handle];
+  m_filtersChecked += checked != m_step ? 1u : 0u;
+  checked = m_step;
   if (p->m_collisionFilterGroup != p->m_agridGroup || p->m_collisionFilterMask != p->m_agridMask) syncFilter(*p);
   // Static and sleeping objects get their unchanged AABB every step: answer from the proxy.
   // (A NaN compares unequal and takes the long way, where agrid compares bitwise.)
@@ -138,18 +218,44 @@ void btAdaptiveGridBroadphase::aabbTest(const btVector3& aabbMin, const btVector
 void btAdaptiveGridBroadphase::syncFilter(btAdaptiveGridProxy& proxy) {
   proxy.m_agridGroup = proxy.m_collisionFilterGroup;
   proxy.m_agridMask = proxy.m_collisionFilterMask;
-  m_broadphase.set_filter(proxy.m_handle, filterOf(proxy));
+  // A filter callback may read groups and masks: it is asked again about every pair.
+  if (m_filterCallback != nullptr) {
+    m_recheckPairs = true;
+  } else {
+    m_broadphase.set_filter(proxy.m_handle, filterOf(proxy));
+  }
 }
 
-void btAdaptiveGridBroadphase::applyFilterMode() {
-  // A user's filter callback may accept pairs that groups and masks refuse: then agrid offers
-  // every overlapping pair and the cache decides, as it does for btDbvtBroadphase.
-  const bool userFilter = m_pairCache->getOverlapFilterCallback() != nullptr;
-  if (userFilter == m_userFilter) return;
-  m_userFilter = userFilter;
-  for (btAdaptiveGridProxy* proxy : m_proxies) {
-    if (proxy != nullptr) m_broadphase.set_filter(proxy->m_handle, filterOf(*proxy));
+void btAdaptiveGridBroadphase::syncAllFilters() {
+  // Proxies that got no setAabb this step (static objects with setForceUpdateAllAabbs(false),
+  // sleeping ones, proxies made by hand) may have had their filter changed all the same.
+  if (m_filtersChecked < m_liveProxies) {
+    for (btAdaptiveGridProxy* p : m_proxies) {
+      if (p != nullptr && (p->m_collisionFilterGroup != p->m_agridGroup || p->m_collisionFilterMask != p->m_agridMask)) {
+        syncFilter(*p);
+      }
+    }
   }
+  // A new step: no proxy has been checked in it. (Should the count wrap, a stale stamp equal to
+  // the new step only makes the count smaller, which costs a scan and misses nothing.)
+  ++m_step;
+  m_filtersChecked = 0;
+}
+
+bool btAdaptiveGridBroadphase::applyFilterCallback() {
+  // A user's filter callback may accept pairs that groups and masks refuse: then agrid offers
+  // every overlapping pair and the cache decides, as it does for btDbvtBroadphase. When the
+  // callback comes, goes or is replaced, every pair is asked about again.
+  btOverlapFilterCallback* const callback = m_pairCache->getOverlapFilterCallback();
+  if (callback == m_filterCallback) return false;
+  const bool modeChanged = (callback == nullptr) != (m_filterCallback == nullptr);
+  m_filterCallback = callback;
+  if (modeChanged) {
+    for (btAdaptiveGridProxy* proxy : m_proxies) {
+      if (proxy != nullptr) m_broadphase.set_filter(proxy->m_handle, filterOf(*proxy));
+    }
+  }
+  return true;
 }
 
 void btAdaptiveGridBroadphase::toProxyPairs(const std::vector<agrid::Pair>& pairs, std::vector<ProxyPair>& out) const {
@@ -169,57 +275,110 @@ void btAdaptiveGridBroadphase::toProxyPairs(const std::vector<agrid::Pair>& pair
 }
 
 void btAdaptiveGridBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
-  applyFilterMode();
+  if (m_queriesOnly) {  // btNullPairCache: keep the queries current, find no pairs
+    m_broadphase.update_queries();
+    return;
+  }
+  const bool callbackChanged = applyFilterCallback();
+  syncAllFilters();
   const agrid::PairChanges& changes = m_broadphase.update();
-  toProxyPairs(changes.ended, m_scratch);
-  for (const ProxyPair& p : m_scratch) {
-    const int before = m_pairCache->getNumOverlappingPairs();
-    m_pairCache->removeOverlappingPair(p.first, p.second, dispatcher);
-    if (m_pairCache->getNumOverlappingPairs() < before) --m_pairsInCache;
+  {
+    const agrid::bullet_detail::WatchedPairCache::OwnEdits own(m_watchedCache);
+    removePairs(changes.ended, dispatcher);
+    forgetRefused(changes.ended);
+    addPairs(changes.began);
   }
-  if (!m_refused.empty() && !changes.ended.empty()) {  // refused pairs that ended are forgotten
-    m_offered.clear();
-    std::set_difference(m_refused.begin(), m_refused.end(), changes.ended.begin(), changes.ended.end(),
-                        std::back_inserter(m_offered));
-    std::swap(m_refused, m_offered);
-  }
-  addPairs(changes.began);
-  // Fewer pairs in the cache than agrid put there: the user removed some (after changing
-  // filters, cleanProxyFromPairs, refreshBroadphaseProxy). Add back those that still overlap.
-  if (static_cast<std::size_t>(m_pairCache->getNumOverlappingPairs()) < m_pairsInCache) reconcile();
+  // The cache now holds agrid's accepted pairs, unless someone else edited it since the last
+  // step or the filter callback's answers may have changed: then it is repaired in full.
+  const bool recheck = callbackChanged || m_recheckPairs;
+  if (cacheChangedOutside() || recheck) reconcile(dispatcher);
+  m_recheckPairs = false;
+}
+
+void btAdaptiveGridBroadphase::removePairs(const std::vector<agrid::Pair>& pairs, btDispatcher* dispatcher) {
+  toProxyPairs(pairs, m_scratch);
+  for (const ProxyPair& p : m_scratch) m_pairCache->removeOverlappingPair(p.first, p.second, dispatcher);
+}
+
+void btAdaptiveGridBroadphase::forgetRefused(const std::vector<agrid::Pair>& ended) {
+  if (m_refused.empty() || ended.empty()) return;
+  m_offered.clear();
+  std::set_difference(m_refused.begin(), m_refused.end(), ended.begin(), ended.end(), std::back_inserter(m_offered));
+  std::swap(m_refused, m_offered);
 }
 
 void btAdaptiveGridBroadphase::addPairs(const std::vector<agrid::Pair>& began) {
-  // The pairs that began, and those refused before, offered in ascending unique ids.
+  // The pairs that began, and those refused before (the callback may accept them now).
   m_offered.clear();
   std::merge(began.begin(), began.end(), m_refused.begin(), m_refused.end(), std::back_inserter(m_offered));
   m_refused.clear();
-  toProxyPairs(m_offered, m_scratch);
-  for (const ProxyPair& p : m_scratch) offer(p, false);
-  std::sort(m_refused.begin(), m_refused.end());
+  offer(m_offered);
 }
 
-void btAdaptiveGridBroadphase::offer(const ProxyPair& p, bool mayBeInCache) {
-  // A pair already in the cache counts even if the cache's filter would now refuse to add it.
-  const bool inCache = (mayBeInCache && m_pairCache->findPair(p.first, p.second) != nullptr) ||
-                       m_pairCache->addOverlappingPair(p.first, p.second) != nullptr;
-  if (inCache) {
-    ++m_pairsInCache;
-    return;
+void btAdaptiveGridBroadphase::offer(const std::vector<agrid::Pair>& pairs) {
+  toProxyPairs(pairs, m_scratch);
+  for (const ProxyPair& p : m_scratch) {
+    if (m_pairCache->addOverlappingPair(p.first, p.second) != nullptr) continue;
+    const agrid::Handle a = handleOf(p.first);
+    const agrid::Handle b = handleOf(p.second);
+    m_refused.push_back({std::min(a, b), std::max(a, b)});
   }
-  const agrid::Handle a = static_cast<btAdaptiveGridProxy*>(p.first)->m_handle;
-  const agrid::Handle b = static_cast<btAdaptiveGridProxy*>(p.second)->m_handle;
-  m_refused.push_back({std::min(a, b), std::max(a, b)});
+  std::sort(m_refused.begin(), m_refused.end());
 }
 
-void btAdaptiveGridBroadphase::reconcile() {
+bool btAdaptiveGridBroadphase::cacheChangedOutside() {
+  if (m_watchedCache != nullptr) return m_watchedCache->take_outside_edits();
+  // A user's cache cannot be watched: compare what it holds with what it should hold.
+  return !cacheHoldsAcceptedPairs();
+}
+
+bool btAdaptiveGridBroadphase::cacheHoldsAcceptedPairs() const {
+  // agrid's pairs less the refused ones, against the cache's pairs: same count, same sum of
+  // signatures. One pass over each, no lookups.
   const std::span<const agrid::Pair> all = m_broadphase.pairs();
-  m_offered.assign(all.begin(), all.end());
-  toProxyPairs(m_offered, m_scratch);
-  m_pairsInCache = 0;
+  const btBroadphasePairArray& cached = m_pairCache->getOverlappingPairArray();
+  if (static_cast<std::size_t>(cached.size()) != all.size() - m_refused.size()) return false;
+  std::uint64_t expected = 0;
+  auto refused = m_refused.begin();
+  for (const agrid::Pair& p : all) {
+    if (refused != m_refused.end() && *refused == p) {
+      ++refused;
+      continue;
+    }
+    expected += pairSignature(m_proxies[p.first], m_proxies[p.second]);
+  }
+  std::uint64_t actual = 0;
+  for (int i = 0; i < cached.size(); ++i) actual += pairSignature(cached[i].m_pProxy0, cached[i].m_pProxy1);
+  return actual == expected;
+}
+
+void btAdaptiveGridBroadphase::reconcile(btDispatcher* dispatcher) {
+  // Make the cache hold exactly agrid's pairs that its filter accepts now: remove what agrid
+  // does not have and what the filter now refuses (kept as refused), offer what is missing.
+  m_cached.clear();
+  const btBroadphasePairArray& cached = m_pairCache->getOverlappingPairArray();
+  for (int i = 0; i < cached.size(); ++i) m_cached.push_back(handlePair(cached[i]));
+  std::sort(m_cached.begin(), m_cached.end());
+  m_stale.clear();
+  m_missing.clear();
   m_refused.clear();
-  for (const ProxyPair& p : m_scratch) offer(p, true);
-  std::sort(m_refused.begin(), m_refused.end());
+  auto inCache = m_cached.begin();
+  for (const agrid::Pair& p : m_broadphase.pairs()) {
+    for (; inCache != m_cached.end() && *inCache < p; ++inCache) m_stale.push_back(*inCache);
+    if (inCache == m_cached.end() || p < *inCache) {
+      m_missing.push_back(p);
+      continue;
+    }
+    ++inCache;
+    if (!m_pairCache->needsBroadphaseCollision(m_proxies[p.first], m_proxies[p.second])) {
+      m_stale.push_back(p);
+      m_refused.push_back(p);
+    }
+  }
+  m_stale.insert(m_stale.end(), inCache, m_cached.end());
+  const agrid::bullet_detail::WatchedPairCache::OwnEdits own(m_watchedCache);
+  removePairs(m_stale, dispatcher);
+  offer(m_missing);
 }
 
 void btAdaptiveGridBroadphase::getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const {

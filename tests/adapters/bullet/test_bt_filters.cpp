@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "bt_world.h"
@@ -527,9 +528,36 @@ TEST(BulletAdapterBadInput, StaticBodyWithNaNTransform) {
 // ---------------------------------------------------------------------------------------------
 // Construction
 
-TEST(BulletAdapterConstruction, RefusesSortedOverlappingPairCache) {
+/// The message of the std::invalid_argument the constructor throws for `cache`, or "" if none.
+std::string refusal(btOverlappingPairCache* cache) {
+  try {
+    btAdaptiveGridBroadphase broadphase(cache);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return {};
+}
+
+/// A user's cache with deferred removal.
+struct MyDeferredCache : btSortedOverlappingPairCache {};
+
+// Caches with deferred removal are refused by name; the cache is left as it was.
+TEST(BulletAdapterConstruction, RefusesCachesWithDeferredRemovalByName) {
   auto sorted = std::make_unique<btSortedOverlappingPairCache>();
-  EXPECT_THROW({ btAdaptiveGridBroadphase broadphase(sorted.get()); }, std::invalid_argument);
+  EXPECT_NE(refusal(sorted.get()).find("btSortedOverlappingPairCache"), std::string::npos) << refusal(sorted.get());
+  MyDeferredCache mine;
+  RefuseSevens filter;
+  mine.setOverlapFilterCallback(&filter);
+  const std::string message = refusal(&mine);
+  EXPECT_NE(message.find("MyDeferredCache"), std::string::npos) << message;
+  EXPECT_NE(message.find("btNullPairCache"), std::string::npos) << message;  // says what works
+  EXPECT_EQ(mine.getOverlapFilterCallback(), &filter);
+}
+
+TEST(BulletAdapterConstruction, AcceptsNullPairCache) {
+  btNullPairCache none;
+  btAdaptiveGridBroadphase broadphase(&none);
+  EXPECT_EQ(broadphase.getOverlappingPairCache(), &none);
 }
 
 TEST(BulletAdapterConstruction, RefusesUnusableConfig) {
