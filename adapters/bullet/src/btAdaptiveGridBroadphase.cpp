@@ -148,9 +148,7 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::createProxy(const btVector3& aabbMi
   try {
     proxy->m_handle = m_broadphase.create(toBox(aabbMin, aabbMax), filterOf(*proxy));
     created = true;
-    const std::size_t handles = proxy->m_handle + std::size_t{1};
-    if (m_proxies.size() < handles) m_proxies.resize(handles, nullptr);
-    if (m_filterCheckedStep.size() < handles) m_filterCheckedStep.resize(handles, 0);
+    if (m_proxies.size() <= proxy->m_handle) m_proxies.resize(proxy->m_handle + std::size_t{1}, nullptr);
   } catch (...) {
     if (created) m_broadphase.remove(proxy->m_handle);  // no object without its proxy
     proxy->~btAdaptiveGridProxy();
@@ -159,7 +157,7 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::createProxy(const btVector3& aabbMi
   }
   m_proxies[proxy->m_handle] = proxy;
   ++m_liveProxies;
-  m_filterCheckedStep[proxy->m_handle] = m_step;  // its filter is the one agrid was just given
+  proxy->m_filterCheckedStep = m_step;  // its filter is the one agrid was just given
   ++m_filtersChecked;
   return proxy;
 }
@@ -175,7 +173,7 @@ void btAdaptiveGridBroadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatch
   m_broadphase.remove(p->m_handle);
   m_proxies[p->m_handle] = nullptr;
   --m_liveProxies;
-  if (m_filterCheckedStep[p->m_handle] == m_step && m_filtersChecked > 0) --m_filtersChecked;
+  if (p->m_filterCheckedStep == m_step && m_filtersChecked > 0) --m_filtersChecked;
   p->~btAdaptiveGridProxy();
   m_proxyPool->release(p);
 }
@@ -186,9 +184,8 @@ void btAdaptiveGridBroadphase::setAabb(btBroadphaseProxy* proxy, const btVector3
   // objects that do not move. The step's stamp counts the proxies checked here, so that
   // calculateOverlappingPairs scans the others only when there are others.
   auto* p = static_cast<btAdaptiveGridProxy*>(proxy);
-  std::uint32_t& checked = m_filterCheckedStep[p->m_handle];
-  m_filtersChecked += checked != m_step ? 1u : 0u;
-  checked = m_step;
+  m_filtersChecked += p->m_filterCheckedStep != m_step ? 1u : 0u;
+  p->m_filterCheckedStep = m_step;
   if (p->m_collisionFilterGroup != p->m_agridGroup || p->m_collisionFilterMask != p->m_agridMask) syncFilter(*p);
   // Static and sleeping objects get their unchanged AABB every step: answer from the proxy.
   // (A NaN compares unequal and takes the long way, where agrid compares bitwise.)
