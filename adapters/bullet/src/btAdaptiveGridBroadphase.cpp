@@ -42,10 +42,15 @@ constexpr agrid::Filter kPassAll{0xffffffffu, 0xffffffffu};
   return static_cast<const btAdaptiveGridProxy*>(proxy)->m_handle;
 }
 
-[[nodiscard]] agrid::Pair handlePair(const btBroadphasePair& pair) noexcept {
-  const agrid::Handle a = handleOf(pair.m_pProxy0);
-  const agrid::Handle b = handleOf(pair.m_pProxy1);
+[[nodiscard]] agrid::Pair handlePair(const btBroadphaseProxy* p0, const btBroadphaseProxy* p1) noexcept {
+  const agrid::Handle a = handleOf(p0);
+  const agrid::Handle b = handleOf(p1);
   return {std::min(a, b), std::max(a, b)};
+}
+
+/// True iff Bullet code changed the proxy's group or mask since agrid was last given them.
+[[nodiscard]] bool filterChanged(const btAdaptiveGridProxy& p) noexcept {
+  return p.m_collisionFilterGroup != p.m_agridGroup || p.m_collisionFilterMask != p.m_agridMask;
 }
 
 /// A pair of proxies as a well-mixed 64-bit number, the same in either order; sums of these
@@ -186,7 +191,7 @@ void btAdaptiveGridBroadphase::setAabb(btBroadphaseProxy* proxy, const btVector3
   auto* p = static_cast<btAdaptiveGridProxy*>(proxy);
   m_filtersChecked += p->m_filterCheckedStep != m_step ? 1u : 0u;
   p->m_filterCheckedStep = m_step;
-  if (p->m_collisionFilterGroup != p->m_agridGroup || p->m_collisionFilterMask != p->m_agridMask) syncFilter(*p);
+  if (filterChanged(*p)) syncFilter(*p);
   // Static and sleeping objects get their unchanged AABB every step: answer from the proxy.
   // (A NaN compares unequal and takes the long way, where agrid compares bitwise.)
   if (sameXyz(p->m_aabbMin, aabbMin) && sameXyz(p->m_aabbMax, aabbMax)) return;
@@ -228,9 +233,7 @@ void btAdaptiveGridBroadphase::syncAllFilters() {
   // sleeping ones, proxies made by hand) may have had their filter changed all the same.
   if (m_filtersChecked < m_liveProxies) {
     for (btAdaptiveGridProxy* p : m_proxies) {
-      if (p != nullptr && (p->m_collisionFilterGroup != p->m_agridGroup || p->m_collisionFilterMask != p->m_agridMask)) {
-        syncFilter(*p);
-      }
+      if (p != nullptr && filterChanged(*p)) syncFilter(*p);
     }
   }
   // A new step: no proxy has been checked in it. (Should the count wrap, a stale stamp equal to
@@ -287,8 +290,8 @@ void btAdaptiveGridBroadphase::calculateOverlappingPairs(btDispatcher* dispatche
   }
   // The cache now holds agrid's accepted pairs, unless someone else edited it since the last
   // step or the filter callback's answers may have changed: then it is repaired in full.
-  const bool recheck = callbackChanged || m_recheckPairs;
-  if (cacheChangedOutside() || recheck) reconcile(dispatcher);
+  // (cacheChangedOutside goes first: it also clears what the watched cache noted.)
+  if (cacheChangedOutside() || callbackChanged || m_recheckPairs) reconcile(dispatcher);
   m_recheckPairs = false;
 }
 
@@ -315,10 +318,7 @@ void btAdaptiveGridBroadphase::addPairs(const std::vector<agrid::Pair>& began) {
 void btAdaptiveGridBroadphase::offer(const std::vector<agrid::Pair>& pairs) {
   toProxyPairs(pairs, m_scratch);
   for (const ProxyPair& p : m_scratch) {
-    if (m_pairCache->addOverlappingPair(p.first, p.second) != nullptr) continue;
-    const agrid::Handle a = handleOf(p.first);
-    const agrid::Handle b = handleOf(p.second);
-    m_refused.push_back({std::min(a, b), std::max(a, b)});
+    if (m_pairCache->addOverlappingPair(p.first, p.second) == nullptr) m_refused.push_back(handlePair(p.first, p.second));
   }
   std::sort(m_refused.begin(), m_refused.end());
 }
@@ -354,7 +354,7 @@ void btAdaptiveGridBroadphase::reconcile(btDispatcher* dispatcher) {
   // does not have and what the filter now refuses (kept as refused), offer what is missing.
   m_cached.clear();
   const btBroadphasePairArray& cached = m_pairCache->getOverlappingPairArray();
-  for (int i = 0; i < cached.size(); ++i) m_cached.push_back(handlePair(cached[i]));
+  for (int i = 0; i < cached.size(); ++i) m_cached.push_back(handlePair(cached[i].m_pProxy0, cached[i].m_pProxy1));
   std::sort(m_cached.begin(), m_cached.end());
   m_stale.clear();
   m_missing.clear();
