@@ -39,6 +39,23 @@ constexpr std::uint32_t kQueriesPerWork = 256;
   return std::memcmp(&a, &b, sizeof(Box)) == 0;
 }
 
+/// The box an object sits in the structure with: `box` grown on every side by `margin` times its
+/// longest edge. An invalid box stays itself (it pairs with nothing and never rests in a fat box).
+[[nodiscard]] Box fattened(const Box& box, float margin) noexcept {
+  if (!is_valid(box)) return box;
+  const float edge = std::max({box.max.x - box.min.x, box.max.y - box.min.y, box.max.z - box.min.z});
+  float grow = margin * edge;
+  if (!(grow >= 0.0f)) grow = 0.0f;  // an edge of inf - inf: the box is already unbounded there
+  // Rounding to nearest never moves min up or max down, so the fat box always holds the box.
+  return {{box.min.x - grow, box.min.y - grow, box.min.z - grow}, {box.max.x + grow, box.max.y + grow, box.max.z + grow}};
+}
+
+/// True iff `inner` is valid and lies within `outer` (closed boxes).
+[[nodiscard]] bool within(const Box& inner, const Box& outer) noexcept {
+  return is_valid(inner) && outer.min.x <= inner.min.x && outer.min.y <= inner.min.y && outer.min.z <= inner.min.z &&
+         inner.max.x <= outer.max.x && inner.max.y <= outer.max.y && inner.max.z <= outer.max.z;
+}
+
 [[nodiscard]] Pair as_pair(std::uint64_t key) noexcept {
   return Pair{static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key)};
 }
@@ -47,7 +64,8 @@ constexpr std::uint32_t kQueriesPerWork = 256;
 
 struct Broadphase::Impl {
   struct Object {
-    Box box;
+    Box box;  ///< The exact box, as last set.
+    Box fat;  ///< The box the grids hold: it contains `box` and is reset when `box` leaves it.
     Filter filter;
     std::uint64_t changed_at = 0;  ///< The update count when its box or filter last changed.
     bool alive = false;
@@ -71,7 +89,8 @@ struct Broadphase::Impl {
   Grid resting_grid;
   std::vector<Handle> resting_handles;
   std::vector<Box> resting_boxes;
-  std::vector<std::uint64_t> resting_keys;  ///< Pairs among members, as handle keys, sorted.
+  /// Pairs among members whose fat boxes overlap and whose filters pass, as handle keys, sorted.
+  std::vector<std::uint64_t> resting_keys;
   std::uint32_t resting_left = 0;            ///< Members that have left since the build.
   bool resting_keys_stale = false;           ///< Built by update_queries(), without its pairs.
 
@@ -115,6 +134,11 @@ struct Broadphase::Impl {
     }
   }
 
+  /// True iff objects a and b pair now: their filters pass and their exact boxes overlap.
+  [[nodiscard]] bool accepts(Handle a, Handle b) const noexcept {
+    return passes(objects[a].filter, objects[b].filter) && overlaps(objects[a].box, objects[b].box);
+  }
+
   /// Brings the grids up to date and, if `find_pairs`, the pairs and their changes.
   void update(bool find_pairs);
   /// Calls `visit` with each live object whose current box meets the query (a Box or a Segment).
@@ -148,7 +172,7 @@ Handle Broadphase::create(const Box& box, Filter filter) {
     h = static_cast<Handle>(m.objects.size());
     m.objects.emplace_back();
   }
-  m.objects[h] = Impl::Object{box, filter, m.updates, true, false, false};
+  m.objects[h] = Impl::Object{box, fattened(box, m.config.fat_margin), filter, m.updates, true, false, false};
   ++m.live;
   m.invalid += !is_valid(box);
   m.touch(h);
@@ -158,9 +182,16 @@ Handle Broadphase::create(const Box& box, Filter filter) {
 void Broadphase::set_box(Handle handle, const Box& box) {
   Impl::Object& o = impl_->live_object(handle, "set_box");
   if (same_box(o.box, box)) return;
+  // Within its fat box the object stays where the grids hold it: pairs and queries test the
+  // exact box. (Both boxes are valid here, so the invalid count stands.)
+  if (within(box, o.fat)) {
+    o.box = box;
+    return;
+  }
   impl_->invalid += !is_valid(box);
   impl_->invalid -= !is_valid(o.box);
   o.box = box;
+  o.fat = fattened(box, impl_->config.fat_margin);
   o.changed_at = impl_->updates;
   impl_->touch(handle);
 }
@@ -267,7 +298,7 @@ void Broadphase::Impl::rebuild_resting(bool find_pairs) {
     if (!o.alive || !(o.resting || updates - o.changed_at >= kRestAfterUpdates)) continue;
     o.resting = true;
     resting_handles.push_back(h);
-    resting_boxes.push_back(o.box);
+    resting_boxes.push_back(o.fat);
   }
   resting_left = 0;
   moving_handles.clear();
@@ -312,7 +343,7 @@ void Broadphase::Impl::update_moving_set() {
 void Broadphase::Impl::gather_moving_boxes() {
   changed_handles.clear();
   moving_boxes.clear();
-  for (const Handle h : moving_handles) moving_boxes.push_back(objects[h].box);
+  for (const Handle h : moving_handles) moving_boxes.push_back(objects[h].fat);
 }
 
 void Broadphase::Impl::find_moving_pairs() {
@@ -330,7 +361,7 @@ void Broadphase::Impl::find_moving_pairs() {
   for (const auto [i, j] : moving_pairs) {
     const Handle a = moving_handles[i];
     const Handle b = moving_handles[j];
-    if (passes(objects[a].filter, objects[b].filter)) keys.push_back(detail::pair_key(a, b));
+    if (accepts(a, b)) keys.push_back(detail::pair_key(a, b));
   }
 
   // Moving x resting: each moving object queries the resting grid, in fixed units of work.
@@ -343,9 +374,9 @@ void Broadphase::Impl::find_moving_pairs() {
     const std::size_t end = std::min(moving_handles.size(), (u + 1) * kQueriesPerWork);
     for (std::size_t k = u * kQueriesPerWork; k < end; ++k) {
       const Handle a = moving_handles[k];
-      resting_grid.for_each_overlap(objects[a].box, [&](std::uint32_t r) {
+      resting_grid.for_each_overlap(objects[a].fat, [&](std::uint32_t r) {
         const Handle b = resting_handles[r];
-        if (objects[b].resting && passes(objects[a].filter, objects[b].filter)) out.push_back(detail::pair_key(a, b));
+        if (objects[b].resting && accepts(a, b)) out.push_back(detail::pair_key(a, b));
       });
     }
   });
@@ -354,13 +385,15 @@ void Broadphase::Impl::find_moving_pairs() {
 
 void Broadphase::Impl::gather_pairs() {
   // This update's pairs: the moving ones (sorted now) merged with the resting ones whose
-  // members both still rest.
+  // members both still rest and whose exact boxes overlap now (they move within their fat boxes).
   std::sort(keys.begin(), keys.end());
   next_pairs.clear();
   auto moving = keys.begin();
   for (const std::uint64_t key : resting_keys) {
     const Pair p = as_pair(key);
-    if (!objects[p.first].resting || !objects[p.second].resting) continue;
+    const Object& a = objects[p.first];
+    const Object& b = objects[p.second];
+    if (!a.resting || !b.resting || !overlaps(a.box, b.box)) continue;
     for (; moving != keys.end() && *moving < key; ++moving) next_pairs.push_back(as_pair(*moving));
     next_pairs.push_back(p);
   }
@@ -401,14 +434,14 @@ void Broadphase::Impl::visit_current(const Query& query, FunctionRef<Handle> vis
   bool go_on = true;
   query_grid(resting_grid, query, [&](std::uint32_t r) {
     const Handle h = resting_handles[r];
-    if (objects[h].resting) go_on = visit(h);
+    if (objects[h].resting && meets(query, objects[h].box)) go_on = visit(h);
     return go_on;
   });
   if (!go_on) return;
   ensure_moving_grid();
   query_grid(moving_grid, query, [&](std::uint32_t k) {
     const Handle h = moving_handles[k];
-    if (objects[h].alive && !objects[h].dirty) go_on = visit(h);
+    if (objects[h].alive && !objects[h].dirty && meets(query, objects[h].box)) go_on = visit(h);
     return go_on;
   });
   if (!go_on) return;

@@ -75,6 +75,11 @@ Box moved(const Box& b, Rng& rng) {
   return {{b.min.x + dx, b.min.y + dy, b.min.z}, {b.max.x + dx, b.max.y + dy, b.max.z}};
 }
 
+Box jittered(const Box& b, Rng& rng) {
+  const float d = static_cast<float>(rng.uniform(-1e-3, 1e-3));
+  return {{b.min.x + d, b.min.y, b.min.z - d}, {b.max.x + d, b.max.y, b.max.z - d}};
+}
+
 Filter random_filter(Rng& rng) {
   // Mostly everything-with-everything; some static-like (group 2, mask ~2) and some lonely.
   switch (rng.below(8)) {
@@ -120,7 +125,8 @@ void run_simulation(std::uint32_t objects, std::uint32_t steps, int threads, con
         bp.set_box(h, model.boxes[h]);  // unchanged: must cost nothing and change nothing
         continue;
       }
-      Box b = moved(model.boxes[h], rng);
+      // Moves of both kinds: within the fat box (jitter) and out of it.
+      Box b = rng.chance(0.4) ? jittered(model.boxes[h], rng) : moved(model.boxes[h], rng);
       if (rng.chance(0.01)) b = random_box(rng, side);                   // teleport
       if (rng.chance(0.002)) b = Box{{kNaN, 0, 0}, {1, 1, 1}};           // invalid
       if (rng.chance(0.002)) b = Box{{-1e18f, -1e18f, -1e18f}, {1e18f, 1e18f, 1e18f}};  // a static plane
@@ -233,6 +239,95 @@ TEST(Broadphase, SameChangesOnAnyThreadCount) {
   }
   EXPECT_EQ(began_per_threads[0], began_per_threads[1]);
   EXPECT_EQ(began_per_threads[0], began_per_threads[2]);
+}
+
+// A stack that settles: boxes in a lattice whose neighbours overlap by about the jitter, or
+// touch, or miss by about it, each moved by up to 1e-4 every step (inside their fat boxes):
+// the pairs are exact every step and only pairs that really began or ended are reported.
+TEST(Broadphase, JitteringBoxesGiveExactPairsEveryStep) {
+  constexpr int kSide = 12;
+  constexpr float kJitter = 1e-4f;
+  Broadphase bp;
+  Model model;
+  Rng rng(11);
+  for (int x = 0; x < kSide; ++x) {
+    for (int y = 0; y < kSide; ++y) {
+      for (int z = 0; z < kSide; ++z) {
+        // Spacing 1 plus -1e-4, 0 or +1e-4 on each axis in turn: overlap, touch, miss.
+        const float gap = kJitter * static_cast<float>((x + y + z) % 3 - 1);
+        const Vec3 at{static_cast<float>(x) * (1 + gap), static_cast<float>(y) * (1 + gap), static_cast<float>(z) * (1 + gap)};
+        const Box b{at, {at.x + 1, at.y + 1, at.z + 1}};
+        model.boxes[bp.create(b)] = b;
+        model.filters[static_cast<Handle>(model.filters.size())] = Filter{};
+      }
+    }
+  }
+  std::vector<Pair> previous;
+  std::uint64_t changed_pairs = 0;
+  for (int step = 0; step < 100; ++step) {
+    SCOPED_TRACE(::testing::Message() << "step " << step);
+    for (auto& [h, b] : model.boxes) {
+      const float dx = static_cast<float>(rng.uniform(-kJitter, kJitter));
+      const float dy = static_cast<float>(rng.uniform(-kJitter, kJitter));
+      b = {{b.min.x + dx, b.min.y + dy, b.min.z}, {b.max.x + dx, b.max.y + dy, b.max.z}};
+      bp.set_box(h, b);
+    }
+    const PairChanges& changes = bp.update();
+    const std::vector<Pair> expected = model.pairs();
+    ASSERT_EQ(std::vector<Pair>(bp.pairs().begin(), bp.pairs().end()), expected);
+    EXPECT_EQ(changes.began, difference(expected, previous));
+    EXPECT_EQ(changes.ended, difference(previous, expected));
+    changed_pairs += changes.began.size() + changes.ended.size();
+    previous = expected;
+  }
+  EXPECT_GT(changed_pairs, 0u) << "the jitter should make some pairs begin and end";
+  EXPECT_EQ(bp.stats().moving, 0u) << "jittering boxes should rest in their fat boxes";
+}
+
+// A resting box that moves by any amount, from one float step to across the world, is seen in
+// the very update that follows: a partner placed to meet only the moved box pairs with it then.
+TEST(Broadphase, LeavingTheFatBoxByAnyAmountIsSeenAtOnce) {
+  for (const float distance : {1e-7f, 1e-5f, 1e-3f, 0.05f, 0.1f, 0.3f, 1.0f, 10.0f, 1e4f, 1e9f}) {
+    for (const int axis : {0, 1, 2}) {
+      SCOPED_TRACE(::testing::Message() << "distance " << distance << ", axis " << axis);
+      Broadphase bp;
+      const Box home{{0, 0, 0}, {1, 1, 1}};
+      const Handle mover = bp.create(home);
+      // Far-off boxes, so that the resting grid is worth building: the mover rests in it.
+      constexpr std::uint32_t kFar = 300;
+      for (std::uint32_t i = 0; i < kFar; ++i) {
+        const float x = -1e4f - 2.0f * static_cast<float>(i);
+        bp.create({{x, 0, 0}, {x + 1, 1, 1}});
+      }
+      for (int i = 0; i < 4; ++i) bp.update();
+      ASSERT_EQ(bp.stats().resting, kFar + 1);
+      Box there = home;
+      float* lo = axis == 0 ? &there.min.x : axis == 1 ? &there.min.y : &there.min.z;
+      float* hi = axis == 0 ? &there.max.x : axis == 1 ? &there.max.y : &there.max.z;
+      *lo += distance;
+      *hi += distance;
+      // The partner starts just beyond the moved box's far face minus nothing: it touches it,
+      // and misses the home box whenever the move exceeds the float step at 1.
+      Box partner = there;
+      float* p_lo = axis == 0 ? &partner.min.x : axis == 1 ? &partner.min.y : &partner.min.z;
+      float* p_hi = axis == 0 ? &partner.max.x : axis == 1 ? &partner.max.y : &partner.max.z;
+      *p_lo = *hi;
+      *p_hi = *hi + 1;
+      const Handle other = bp.create(partner);
+      bp.update();
+      const bool met_home = overlaps(home, partner);
+      EXPECT_EQ(bp.pairs().size(), met_home ? 1u : 0u);
+      bp.set_box(mover, there);
+      const PairChanges& changes = bp.update();
+      EXPECT_EQ(changes.began.size() + (met_home ? 1u : 0u), 1u);
+      ASSERT_EQ(bp.pairs().size(), 1u);
+      EXPECT_EQ(bp.pairs()[0], (Pair{std::min(mover, other), std::max(mover, other)}));
+      // And back home: the pair ends at once unless the boxes still touch.
+      bp.set_box(mover, home);
+      bp.update();
+      EXPECT_EQ(bp.pairs().size(), met_home ? 1u : 0u);
+    }
+  }
 }
 
 TEST(Broadphase, UnchangedBoxesChangeNothing) {

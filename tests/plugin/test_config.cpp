@@ -54,6 +54,20 @@ TEST(Config, UnusableConfigThrows) {
   }
 }
 
+TEST(Config, FatMarginOutsideZeroToOneIsRefused) {
+  for (const float margin : {-0.01f, 1.01f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    Config c;
+    c.fat_margin = margin;
+    EXPECT_FALSE(c.problem().empty()) << margin;
+    EXPECT_THROW(Broadphase{c}, std::invalid_argument) << margin;
+  }
+  for (const float margin : {0.0f, 1.0f}) {
+    Config c;
+    c.fat_margin = margin;
+    EXPECT_TRUE(c.problem().empty()) << margin;
+  }
+}
+
 TEST(Config, BoundaryValuesAreUsable) {
   constexpr std::uint32_t kMax = std::numeric_limits<std::uint32_t>::max();
   const auto boxes = random_scene(800, Density::kDense, 2);

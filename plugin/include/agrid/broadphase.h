@@ -48,10 +48,13 @@ struct BroadphaseStats {
   std::size_t bytes_held = 0;         ///< Heap memory kept between updates.
 };
 
-/// Overlapping pairs of objects that come, move and go. Objects whose box did not change are
-/// *resting*: they sit in a grid rebuilt only when the resting set has changed enough, and
-/// each update() finds moving x moving and moving x resting pairs only (resting x resting pairs
-/// cannot change). Unchanged boxes cost a comparison. Boxes are closed; an invalid box pairs
+/// Overlapping pairs of objects that come, move and go. Each object sits in the structure with a
+/// *fat* box (its box grown by Config::fat_margin of its longest edge); a box set within it
+/// costs a containment test, and one that leaves it re-enters the structure at the next update.
+/// Objects whose fat box did not change are *resting*: they sit in a grid rebuilt only when the
+/// resting set has changed enough, and each update() finds moving x moving and moving x resting
+/// candidates only (resting x resting candidates cannot change). Every candidate is tested on
+/// the exact boxes, so pairs and queries are exact. Boxes are closed; an invalid box pairs
 /// with nothing. Results do not depend on the number of threads (large moving sets use the
 /// tree of grids in the caller's task arena).
 class Broadphase {

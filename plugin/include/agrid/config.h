@@ -53,6 +53,11 @@ struct Config {
   /// smaller cells are grouped, in order, into tasks of about this many, each one grid.
   std::uint32_t task_entries = 4096;
 
+  /// Broadphase only: each object sits in the structure with its box grown by this share of its
+  /// longest edge on every side, and re-enters it only when its box leaves that fat box; boxes
+  /// that move less (settling, jittering) cost a containment test. Pairs stay exact either way.
+  float fat_margin = 0.1f;
+
   /// Empty if the configuration is usable, else what is wrong with it.
   [[nodiscard]] std::string_view problem() const noexcept {
     if (leaf_capacity < 1) return "leaf_capacity must be at least 1";
@@ -60,6 +65,7 @@ struct Config {
     if (!(max_staying_share >= 0.0f && max_staying_share <= 1.0f)) return "max_staying_share must be in [0, 1]";
     if (!(max_copies_per_box >= 1.0f && max_copies_per_box <= 8.0f)) return "max_copies_per_box must be in [1, 8]";
     if (sweep_threshold < 2) return "sweep_threshold must be at least 2";
+    if (!(fat_margin >= 0.0f && fat_margin <= 1.0f)) return "fat_margin must be in [0, 1]";
     if (task_entries < 1) return "task_entries must be at least 1";
     if (static_cast<std::uint8_t>(kernel) > static_cast<std::uint8_t>(Kernel::avx512)) return "kernel is not a Kernel";
     return {};
