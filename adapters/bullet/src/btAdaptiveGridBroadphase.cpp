@@ -208,7 +208,16 @@ void btAdaptiveGridBroadphase::getAabb(btBroadphaseProxy* proxy, btVector3& aabb
 void btAdaptiveGridBroadphase::rayTest(const btVector3& rayFrom, const btVector3& rayTo,
                                        btBroadphaseRayCallback& rayCallback, const btVector3& aabbMin,
                                        const btVector3& aabbMax) {
-  const agrid::Segment segment{toVec3(rayFrom), toVec3(rayTo), toBox(aabbMin, aabbMax)};
+  // Bullet's ray callbacks carry the distance along the ray that matters (m_lambda_max): a
+  // shorter one ends the segment early, as in btDbvtBroadphase. A value that is not a length
+  // (NaN, negative, past the end) leaves the whole ray.
+  btVector3 end = rayTo;
+  const btVector3 direction = rayTo - rayFrom;
+  const btScalar length = direction.length();
+  if (length > 0 && rayCallback.m_lambda_max >= 0 && rayCallback.m_lambda_max < length) {
+    end = rayFrom + direction * (rayCallback.m_lambda_max / length);
+  }
+  const agrid::Segment segment{toVec3(rayFrom), toVec3(end), toBox(aabbMin, aabbMax)};
   m_broadphase.for_each_hit(segment, [&](agrid::Handle h) { rayCallback.process(m_proxies[h]); });
 }
 

@@ -345,11 +345,11 @@ struct ProxyCollector : btBroadphaseRayCallback {
   }
 };
 
-// Broadphase ray queries from two threads at once, right after an update that used the tree
+// Broadphase ray queries from four threads at once, right after an update that used the tree
 // (whose moving grid is built lazily by the first query), give the same proxies as one thread,
 // and a query made from inside a query's callback works.
 TEST(BulletAdapterQueries, ConcurrentAndNestedBroadphaseQueries) {
-  agrid::test::in_arena(2, [] {
+  agrid::test::in_arena(4, [] {
     agrid::Config config;
     config.tree_min_boxes = 100;
     World w(Broad::agrid, config);
@@ -394,6 +394,74 @@ TEST(BulletAdapterQueries, ConcurrentAndNestedBroadphaseQueries) {
       EXPECT_GT(visits, 400u);
     }
   });
+}
+
+/// The proxies btAdaptiveGridBroadphase::rayTest reports must be exactly those whose stored AABB
+/// the segment meets (agrid::hits on the stored boxes), the segment being from `from` toward `to`
+/// for the callback's m_lambda_max (Bullet's callbacks may shorten the ray).
+std::vector<int> brute_force_ray(World& w, const btVector3& from, const btVector3& to, btScalar lambda_max) {
+  const btVector3 dir = to - from;
+  const btScalar length = dir.length();
+  const btVector3 end = length > 0 && lambda_max < length ? from + dir * (lambda_max / length) : to;
+  const agrid::Segment segment{{from.x(), from.y(), from.z()}, {end.x(), end.y(), end.z()}, {}};
+  std::vector<int> ids;
+  for (const btBroadphaseProxy* p : proxies_of(w.world())) {
+    const agrid::Box box{{p->m_aabbMin.x(), p->m_aabbMin.y(), p->m_aabbMin.z()}, {p->m_aabbMax.x(), p->m_aabbMax.y(), p->m_aabbMax.z()}};
+    if (agrid::hits(segment, box)) ids.push_back(p->m_uniqueId);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+// Rays that start inside boxes, run along their faces and edges, pass through corners, have
+// zero length, or are shortened by the callback: rayTest reports exactly the brute force's
+// proxies, before and after an update, on resting, moving and just-moved objects.
+TEST(BulletAdapterQueries, AdversarialRaysMatchBruteForce) {
+  World w;
+  auto* cube = w.own(std::make_unique<btBoxShape>(btVector3(0.5f, 0.5f, 0.5f)));
+  std::vector<btRigidBody*> bodies;
+  for (int i = 0; i < 400; ++i) {  // a lattice of unit boxes, a third dynamic, none asleep
+    const btVector3 at(static_cast<float>(i % 10) * 1.5f, static_cast<float>(i / 10 % 4) * 1.5f, static_cast<float>(i / 40) * 1.5f);
+    bodies.push_back(w.add_body(cube, i % 3 == 0 ? 1.0f : 0.0f, btTransform(btQuaternion::getIdentity(), at)));
+    bodies.back()->setActivationState(DISABLE_DEACTIVATION);
+  }
+  const auto check_all = [&](const char* state) {
+    std::vector<std::pair<btVector3, btVector3>> rays;
+    for (int i = 0; i < 40; ++i) {
+      const btBroadphaseProxy* p = bodies[static_cast<std::size_t>(i * 7 % 400)]->getBroadphaseHandle();
+      const btVector3 lo = p->m_aabbMin;
+      const btVector3 hi = p->m_aabbMax;
+      const btVector3 mid = (lo + hi) * 0.5f;
+      rays.emplace_back(mid, mid + btVector3(30, 7, -3));                                // starts inside
+      rays.emplace_back(btVector3(lo.x() - 5, hi.y(), mid.z()), btVector3(hi.x() + 5, hi.y(), mid.z()));  // along a face
+      rays.emplace_back(btVector3(lo.x() - 5, hi.y(), hi.z()), btVector3(hi.x() + 5, hi.y(), hi.z()));    // along an edge
+      rays.emplace_back(lo - btVector3(1, 1, 1), lo);                                    // ends at a corner
+      rays.emplace_back(hi, hi + btVector3(2, 3, 5));                                    // starts at a corner
+      rays.emplace_back(mid, mid);                                                       // zero length, inside
+      rays.emplace_back(hi, hi);                                                         // zero length, on a corner
+      rays.emplace_back(btVector3(mid.x(), 50, mid.z()), btVector3(mid.x(), -1000, mid.z()));  // straight down
+    }
+    for (const auto& [from, to] : rays) {
+      for (const btScalar shorten : {btScalar(1), btScalar(0.5), btScalar(0.01), btScalar(0)}) {
+        ProxyCollector c(&w.broadphase(), from, to);
+        c.m_lambda_max *= shorten;
+        const btScalar lambda_max = c.m_lambda_max;
+        w.broadphase().rayTest(from, to, c);
+        std::sort(c.ids.begin(), c.ids.end());
+        ASSERT_EQ(c.ids, brute_force_ray(w, from, to, lambda_max))
+            << state << ": ray (" << from.x() << ", " << from.y() << ", " << from.z() << ") to (" << to.x() << ", "
+            << to.y() << ", " << to.z() << "), shortened to " << shorten;
+      }
+    }
+  };
+  ASSERT_NO_FATAL_FAILURE(check_all("just created"));
+  w.step(4);  // the statics rest, the dynamic ones fall
+  ASSERT_NO_FATAL_FAILURE(check_all("stepped"));
+  for (std::size_t i = 0; i < bodies.size(); i += 5) {
+    bodies[i]->setWorldTransform(btTransform(btQuaternion::getIdentity(), btVector3(3, 40, static_cast<float>(i))));
+    w.world().updateSingleAabb(bodies[i]);
+  }
+  ASSERT_NO_FATAL_FAILURE(check_all("moved, not yet updated"));
 }
 
 // ---------------------------------------------------------------------------------------------
