@@ -34,27 +34,121 @@ bool visit_overlapping(const EntryArrays& e, std::uint32_t begin, std::uint32_t 
   return true;
 }
 
-// The sides of a float box whose lattice cell is `node`, widened so that every float whose
-// lattice coordinate falls in the cell lies inside despite rounding; unbounded at the lattice's
-// edges, where quantisation clamps.
-void padded_cell_bounds(const detail::Lattice& lattice, const Node& node, double segment_pad, double lo[3],
-                        double hi[3]) {
-  const double size = lattice.cell_size_root / static_cast<double>(1u << (2 * node.level));
-  const std::uint32_t cells = 1u << (2 * node.level);
-  // Quantisation rounds x - origin to a float (2^-24 of the larger magnitude) and the product
-  // to a float (half a lattice step); pad by well over both. Cells are culled, never trusted.
-  const double lattice_step = lattice.cell_size_root / detail::kLatticeSteps;
-  constexpr double kLatticeStepsPad = 2.0;  // the product's rounding is half a step
-  constexpr double kRelativePad = 0x1p-20;  // x - origin rounds by 2^-24 of the larger magnitude
-  for (int a = 0; a < 3; ++a) {
-    const double l = lattice.origin[a] + size * node.cell[a];
-    const double h = l + size;
-    const double pad = kLatticeStepsPad * lattice_step + (std::abs(lattice.origin[a]) + std::abs(l) + std::abs(h)) * kRelativePad +
-                       segment_pad;
-    lo[a] = node.cell[a] == 0 ? -std::numeric_limits<double>::infinity() : l - pad;
-    hi[a] = node.cell[a] + 1 == cells ? std::numeric_limits<double>::infinity() : h + pad;
+// Visits the children of grid nodes that a prepared segment may cross. For a node, each of
+// the 4 child slices along the segment's main axis holds a part of the segment, whose bounds
+// give the range of children on the other two axes: a superset of the crossed children, and
+// close to them, where the swept segment's bounds would name nearly all 64. Cells are widened
+// so that every float whose lattice coordinate falls in one lies inside despite rounding, and
+// every rounding here is covered: cells are culled, never trusted.
+class SegmentWalk {
+ public:
+  SegmentWalk(const std::vector<Node>& nodes, const detail::Lattice& lattice, const detail::PreparedSegment& s,
+              double segment_pad)
+      : nodes_(nodes), lattice_(lattice), s_(s) {
+    for (int a = 1; a < 3; ++a) {
+      if (std::abs(s.direction[a]) > std::abs(s.direction[main_])) main_ = a;
+    }
+    other_[0] = (main_ + 1) % 3;
+    other_[1] = (main_ + 2) % 3;
+    // Quantisation rounds x - origin to a float (2^-24 of the larger magnitude) and the product
+    // to a float (half a lattice step); pad by well over both, for any cell of the lattice.
+    constexpr double kLatticeStepsPad = 2.0;
+    constexpr double kRelativePad = 0x1p-20;
+    double magnitude = 0.0;
+    for (int a = 0; a < 3; ++a) {
+      // |origin| + |l| + |h| for the sides l, h of any cell on this axis.
+      magnitude = std::max(magnitude, 3.0 * std::abs(static_cast<double>(lattice.origin[a])) + 2.0 * lattice.cell_size_root);
+    }
+    pad_ = kLatticeStepsPad * lattice.cell_size_root / detail::kLatticeSteps + magnitude * kRelativePad + segment_pad;
   }
+
+  template <class Visit>
+  bool for_children(const Node& node, Visit&& visit) const {
+    const std::uint32_t cells = 1u << (2 * (node.level + 1));
+    const double child_size = lattice_.cell_size_root / static_cast<double>(cells);
+    const double per_child = static_cast<double>(cells) / lattice_.cell_size_root;
+    for (std::uint32_t k = 0; k < 4; ++k) {
+      double t0 = 0.0;
+      double t1 = 1.0;
+      if (!slice_parameters(4 * node.cell[main_] + k, cells, child_size, t0, t1)) continue;
+      // The children, on the other two axes, that this part of the segment may cross.
+      int first[2];
+      int last[2];
+      for (int n = 0; n < 2; ++n) {
+        const int a = other_[n];
+        const double p0 = s_.origin[a] + t0 * s_.direction[a];
+        const double p1 = s_.origin[a] + t1 * s_.direction[a];
+        const int base = 4 * static_cast<int>(node.cell[a]);
+        first[n] = std::max(global_child(a, std::min(p0, p1) + s_.extent_lo[a] - pad_, cells, per_child) - base, 0);
+        last[n] = std::min(global_child(a, std::max(p0, p1) + s_.extent_hi[a] + pad_, cells, per_child) - base, 3);
+      }
+      for (int v = first[0]; v <= last[0]; ++v) {
+        for (int w = first[1]; w <= last[1]; ++w) {
+          std::uint32_t c[3];
+          c[main_] = k;
+          c[other_[0]] = static_cast<std::uint32_t>(v);
+          c[other_[1]] = static_cast<std::uint32_t>(w);
+          const std::uint32_t index = detail::child_index(c[0], c[1], c[2]);
+          if (!((node.child_mask >> index) & 1u)) continue;
+          const std::uint64_t below = node.child_mask & ((std::uint64_t{1} << index) - 1);
+          if (!visit(nodes_[node.first_child + detail::count_bits(below)])) return false;
+        }
+      }
+    }
+    return true;
+  }
+
+ private:
+  // The parameters [t0, t1] (within [0, 1]) where the moving box meets the padded slice `j` of
+  // `cells` along the main axis; false if none. Slices at the lattice's edges reach to
+  // infinity, where quantisation clamps.
+  bool slice_parameters(std::uint32_t j, std::uint32_t cells, double child_size, double& t0, double& t1) const {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    const double origin = lattice_.origin[main_];
+    const double lo = j == 0 ? -kInf : origin + child_size * j - pad_;
+    const double hi = j + 1 == cells ? kInf : origin + child_size * (j + 1) + pad_;
+    const double enter = lo - s_.origin[main_] - s_.extent_hi[main_];  // the moving box's max reaches lo
+    const double leave = hi - s_.origin[main_] - s_.extent_lo[main_];   // its min passes hi
+    const double inverse = s_.inverse[main_];
+    if (inverse > 0.0) {
+      t0 = std::max(t0, enter * inverse);
+      t1 = std::min(t1, leave * inverse);
+    } else if (inverse < 0.0) {
+      t0 = std::max(t0, leave * inverse);
+      t1 = std::min(t1, enter * inverse);
+    } else {  // a point (with its extent): no segment to follow
+      return enter <= 0.0 && leave >= 0.0;
+    }
+    return t0 <= t1;
+  }
+
+  // The global index, at the children's level, of the cell holding coordinate x on `axis`;
+  // coordinates beyond the lattice belong to its edge cells.
+  int global_child(int axis, double x, std::uint32_t cells, double per_child) const {
+    const double i = std::clamp((x - lattice_.origin[axis]) * per_child, 0.0, static_cast<double>(cells - 1));
+    return static_cast<int>(i);  // truncation is floor here: i >= 0
+  }
+
+  const std::vector<Node>& nodes_;
+  const detail::Lattice& lattice_;
+  const detail::PreparedSegment& s_;
+  int main_ = 0;
+  int other_[2] = {1, 2};
+  double pad_ = 0.0;
+};
+
+// The float one step below a float f that is not NaN (-inf stays). std::nextafter is a
+// library call, and this runs for every query.
+[[nodiscard]] float step_down(float f) noexcept {
+  if (f == -std::numeric_limits<float>::infinity()) return f;
+  if (f == 0.0f) return -std::numeric_limits<float>::denorm_min();
+  const auto bits = std::bit_cast<std::uint32_t>(f);
+  return std::bit_cast<float>(f > 0.0f ? bits - 1u : bits + 1u);
 }
+
+// A float below x, and one above x (x is not NaN): x rounded, then moved one step outward.
+[[nodiscard]] float float_below(double x) noexcept { return step_down(static_cast<float>(x)); }
+[[nodiscard]] float float_above(double x) noexcept { return -step_down(static_cast<float>(-x)); }
 
 }  // namespace
 
@@ -75,6 +169,7 @@ namespace {
 
 struct SegmentQuery {
   const detail::PreparedSegment& segment;
+  const Box& swept_bounds;  ///< Holds every box the segment meets: a cheap first test.
   const detail::Lattice& lattice;
   FunctionRef<std::uint32_t> visit;
 
@@ -83,9 +178,10 @@ struct SegmentQuery {
   bool visit_hits(const EntryArrays& e, std::uint32_t begin, std::uint32_t end, const Node& node) const {
     const std::uint32_t shift = detail::level_shift(node.level);
     for (std::uint32_t i = begin; i < end; ++i) {
+      if (!overlaps_entry(swept_bounds, e, i)) continue;
       const Box b = e.box(i);
       double t = 0.0;
-      if (!segment.meets(b, &t)) continue;
+      if (!segment.may_meet(b) || !segment.meets(b, &t)) continue;
       const Vec3 p = segment.owner_point(b, t);
       if ((lattice.quantize(p.x, 0) >> shift) != node.cell[0] || (lattice.quantize(p.y, 1) >> shift) != node.cell[1] ||
           (lattice.quantize(p.z, 2) >> shift) != node.cell[2]) {
@@ -102,8 +198,7 @@ struct SegmentQuery {
 bool Grid::Impl::segment_subtree(std::uint32_t node_index, const Segment& segment, const Box& swept_bounds,
                                  FunctionRef<std::uint32_t> visit) const {
   const detail::PreparedSegment prepared(segment);
-  const LatticeBox q = lattice.quantize(swept_bounds);
-  const SegmentQuery query{prepared, lattice, visit};
+  const SegmentQuery query{prepared, swept_bounds, lattice, visit};
 
   // The owner point of a hit is found through the segment's parameter, whose rounding grows
   // with the segment's size: cells are padded by far more than that.
@@ -115,16 +210,12 @@ bool Grid::Impl::segment_subtree(std::uint32_t node_index, const Segment& segmen
   }
   const double segment_pad = segment_size * kSegmentRelativePad;
 
-  // Depth first; a node is entered only if the swept segment may cross its (padded) cell.
+  // Depth first, into the children the swept segment may cross.
+  const SegmentWalk walk(nodes, lattice, prepared, segment_pad);
   auto descend = [&](auto&& self, const Node& node) -> bool {
-    double lo[3];
-    double hi[3];
-    padded_cell_bounds(lattice, node, segment_pad, lo, hi);
-    double t = 0.0;
-    if (!prepared.meets(lo, hi, &t)) return true;
     if (!query.visit_hits(stay, node.stay_begin, node.stay_end, node)) return false;
     if (node.is_leaf()) return query.visit_hits(leaf, node.leaf_begin, node.leaf_end, node);
-    return for_children_in_range(nodes, node, q, [&](const Node& child) { return self(self, child); });
+    return walk.for_children(node, [&](const Node& child) { return self(self, child); });
   };
   return descend(descend, nodes[node_index]);
 }
@@ -152,8 +243,8 @@ void Grid::for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit
   for (int a = 0; a < 3; ++a) {
     const double l = std::min<double>(segment.from[a], segment.to[a]) + segment.extent.min[a];
     const double h = std::max<double>(segment.from[a], segment.to[a]) + segment.extent.max[a];
-    *lo[a] = std::nextafter(static_cast<float>(l), -std::numeric_limits<float>::infinity());
-    *hi[a] = std::nextafter(static_cast<float>(h), std::numeric_limits<float>::infinity());
+    *lo[a] = float_below(l);
+    *hi[a] = float_above(h);
   }
   impl_->segment_subtree(0, segment, swept, visit);
 }

@@ -2,11 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "segment_math.h"
 
 namespace agrid {
 namespace {
+
+/// How much may_meet() grows a box, relative to the magnitudes involved: meets() rounds by about
+/// 2^-52 of them (the segment's, and the box's before it is clipped to the segment's bounds).
+constexpr double kMayMeetTolerance = 0x1p-30;
 
 [[nodiscard]] bool is_finite(const Vec3& v) noexcept {
   return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
@@ -28,13 +33,41 @@ bool hits(const Segment& s, const Box& b) noexcept {
 namespace detail {
 
 PreparedSegment::PreparedSegment(const Segment& s) noexcept {
+  double size = 0.0;
   for (int a = 0; a < 3; ++a) {
     origin[a] = s.from[a];
     end[a] = s.to[a];
     direction[a] = static_cast<double>(s.to[a]) - static_cast<double>(s.from[a]);
+    // Never infinite: the smallest non-zero difference of two floats is 2^-149.
+    inverse[a] = direction[a] != 0.0 ? 1.0 / direction[a] : 0.0;
     extent_lo[a] = s.extent.min[a];
     extent_hi[a] = s.extent.max[a];
+    size = std::max({size, std::abs(origin[a]), std::abs(end[a]), std::abs(extent_lo[a]), std::abs(extent_hi[a])});
   }
+  tolerance = size * kMayMeetTolerance;
+}
+
+bool PreparedSegment::may_meet(const Box& b) const noexcept {
+  double enter = 0.0;
+  double leave = 1.0;
+  for (int a = 0; a < 3; ++a) {
+    const double lo = static_cast<double>(b.min[a]);
+    const double hi = static_cast<double>(b.max[a]);
+    // Kept finite, so that an infinite side stays infinite and never meets its opposite (NaN).
+    const double magnitude = std::min(std::abs(lo) + std::abs(hi), std::numeric_limits<double>::max());
+    const double grow = tolerance + magnitude * kMayMeetTolerance;
+    const double grown_lo = lo - extent_hi[a] - grow;
+    const double grown_hi = hi - extent_lo[a] + grow;
+    if (direction[a] == 0.0) {
+      if (origin[a] < grown_lo || origin[a] > grown_hi) return false;
+      continue;
+    }
+    const double t0 = (grown_lo - origin[a]) * inverse[a];
+    const double t1 = (grown_hi - origin[a]) * inverse[a];
+    enter = std::max(enter, std::min(t0, t1));
+    leave = std::min(leave, std::max(t0, t1));
+  }
+  return enter <= leave;
 }
 
 bool PreparedSegment::meets(const double lo[3], const double hi[3], double* t_enter) const noexcept {

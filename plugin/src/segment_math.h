@@ -16,7 +16,14 @@ struct PreparedSegment {
   double extent_lo[3];  ///< The swept box relative to the moving point.
   double extent_hi[3];
 
+  double inverse[3];    ///< 1 / direction, or 0 where the direction is 0.
+  double tolerance;     ///< What may_meet() adds to every box: far over any rounding of meets().
+
   explicit PreparedSegment(const Segment& s) noexcept;
+
+  /// False only if meets() is false: a slab test on the box grown by `tolerance`, a few
+  /// multiplications where meets() clips and tests six axes. Queries run it first.
+  [[nodiscard]] bool may_meet(const Box& b) const noexcept;
 
   /// True iff the segment meets [lo - extent_hi, hi - extent_lo]; then *t_enter is the
   /// smallest parameter in [0, 1] where it does.
