@@ -111,8 +111,8 @@ struct Grid::Impl {
   bool for_each_range(std::uint32_t node, const detail::LatticeBox& q, bool include_node_stays,
                       RangeVisitor visit) const;
 
-  bool segment_subtree(std::uint32_t node, const Segment& segment, const Box& swept_bounds,
-                       FunctionRef<std::uint32_t> visit) const;
+  /// Calls `visit` with the entries of the subtree of `node` that the segment hits.
+  bool segment_subtree(std::uint32_t node, const Segment& segment, FunctionRef<std::uint32_t> visit) const;
 
   [[nodiscard]] std::size_t bytes_held() const noexcept;
 };

@@ -137,19 +137,6 @@ class SegmentWalk {
   double pad_ = 0.0;
 };
 
-// The float one step below a float f that is not NaN (-inf stays). std::nextafter is a
-// library call, and this runs for every query.
-[[nodiscard]] float step_down(float f) noexcept {
-  if (f == -std::numeric_limits<float>::infinity()) return f;
-  if (f == 0.0f) return -std::numeric_limits<float>::denorm_min();
-  const auto bits = std::bit_cast<std::uint32_t>(f);
-  return std::bit_cast<float>(f > 0.0f ? bits - 1u : bits + 1u);
-}
-
-// A float below x, and one above x (x is not NaN): x rounded, then moved one step outward.
-[[nodiscard]] float float_below(double x) noexcept { return step_down(static_cast<float>(x)); }
-[[nodiscard]] float float_above(double x) noexcept { return -step_down(static_cast<float>(-x)); }
-
 }  // namespace
 
 bool Grid::Impl::for_each_range(std::uint32_t node_index, const LatticeBox& q, bool include_node_stays,
@@ -169,7 +156,6 @@ namespace {
 
 struct SegmentQuery {
   const detail::PreparedSegment& segment;
-  const Box& swept_bounds;  ///< Holds every box the segment meets: a cheap first test.
   const detail::Lattice& lattice;
   FunctionRef<std::uint32_t> visit;
 
@@ -178,10 +164,12 @@ struct SegmentQuery {
   bool visit_hits(const EntryArrays& e, std::uint32_t begin, std::uint32_t end, const Node& node) const {
     const std::uint32_t shift = detail::level_shift(node.level);
     for (std::uint32_t i = begin; i < end; ++i) {
-      if (!overlaps_entry(swept_bounds, e, i)) continue;
-      const Box b = e.box(i);
+      const float lo[3] = {e.lo[0][i], e.lo[1][i], e.lo[2][i]};
+      const float hi[3] = {e.hi[0][i], e.hi[1][i], e.hi[2][i]};
+      if (!segment.may_meet(lo, hi)) continue;
+      const Box b{{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
       double t = 0.0;
-      if (!segment.may_meet(b) || !segment.meets(b, &t)) continue;
+      if (!segment.meets(b, &t)) continue;
       const Vec3 p = segment.owner_point(b, t);
       if ((lattice.quantize(p.x, 0) >> shift) != node.cell[0] || (lattice.quantize(p.y, 1) >> shift) != node.cell[1] ||
           (lattice.quantize(p.z, 2) >> shift) != node.cell[2]) {
@@ -195,20 +183,14 @@ struct SegmentQuery {
 
 }  // namespace
 
-bool Grid::Impl::segment_subtree(std::uint32_t node_index, const Segment& segment, const Box& swept_bounds,
-                                 FunctionRef<std::uint32_t> visit) const {
+bool Grid::Impl::segment_subtree(std::uint32_t node_index, const Segment& segment, FunctionRef<std::uint32_t> visit) const {
   const detail::PreparedSegment prepared(segment);
-  const SegmentQuery query{prepared, swept_bounds, lattice, visit};
+  const SegmentQuery query{prepared, lattice, visit};
 
   // The owner point of a hit is found through the segment's parameter, whose rounding grows
   // with the segment's size: cells are padded by far more than that.
   constexpr double kSegmentRelativePad = 0x1p-30;
-  double segment_size = 0.0;
-  for (int a = 0; a < 3; ++a) {
-    segment_size = std::max({segment_size, std::abs(prepared.direction[a]), std::abs(prepared.origin[a]),
-                             std::abs(prepared.extent_lo[a]), std::abs(prepared.extent_hi[a])});
-  }
-  const double segment_pad = segment_size * kSegmentRelativePad;
+  const double segment_pad = prepared.size * kSegmentRelativePad;
 
   // Depth first, into the children the swept segment may cross.
   const SegmentWalk walk(nodes, lattice, prepared, segment_pad);
@@ -236,17 +218,7 @@ void Grid::query(const Box& box, std::vector<std::uint32_t>& out) const {
 
 void Grid::for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit) const {
   if (!is_valid(segment) || impl_->nodes.empty()) return;
-  // Bounds of the swept segment, rounded outwards so that every owner point lies inside.
-  Box swept;
-  float* lo[3] = {&swept.min.x, &swept.min.y, &swept.min.z};
-  float* hi[3] = {&swept.max.x, &swept.max.y, &swept.max.z};
-  for (int a = 0; a < 3; ++a) {
-    const double l = std::min<double>(segment.from[a], segment.to[a]) + segment.extent.min[a];
-    const double h = std::max<double>(segment.from[a], segment.to[a]) + segment.extent.max[a];
-    *lo[a] = float_below(l);
-    *hi[a] = float_above(h);
-  }
-  impl_->segment_subtree(0, segment, swept, visit);
+  impl_->segment_subtree(0, segment, visit);
 }
 
 void Grid::query(const Segment& segment, std::vector<std::uint32_t>& out) const {

@@ -2,15 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "segment_math.h"
 
 namespace agrid {
 namespace {
 
-/// How much may_meet() grows a box, relative to the magnitudes involved: meets() rounds by about
-/// 2^-52 of them (the segment's, and the box's before it is clipped to the segment's bounds).
+/// How much may_meet() grows a box, relative to the segment's magnitude: meets() rounds by about
+/// 2^-52 of the magnitudes it works with, which are the segment's near it.
 constexpr double kMayMeetTolerance = 0x1p-30;
 
 [[nodiscard]] bool is_finite(const Vec3& v) noexcept {
@@ -33,7 +32,7 @@ bool hits(const Segment& s, const Box& b) noexcept {
 namespace detail {
 
 PreparedSegment::PreparedSegment(const Segment& s) noexcept {
-  double size = 0.0;
+  size = 0.0;
   for (int a = 0; a < 3; ++a) {
     origin[a] = s.from[a];
     end[a] = s.to[a];
@@ -44,30 +43,11 @@ PreparedSegment::PreparedSegment(const Segment& s) noexcept {
     extent_hi[a] = s.extent.max[a];
     size = std::max({size, std::abs(origin[a]), std::abs(end[a]), std::abs(extent_lo[a]), std::abs(extent_hi[a])});
   }
-  tolerance = size * kMayMeetTolerance;
-}
-
-bool PreparedSegment::may_meet(const Box& b) const noexcept {
-  double enter = 0.0;
-  double leave = 1.0;
+  const double tolerance = size * kMayMeetTolerance;
   for (int a = 0; a < 3; ++a) {
-    const double lo = static_cast<double>(b.min[a]);
-    const double hi = static_cast<double>(b.max[a]);
-    // Kept finite, so that an infinite side stays infinite and never meets its opposite (NaN).
-    const double magnitude = std::min(std::abs(lo) + std::abs(hi), std::numeric_limits<double>::max());
-    const double grow = tolerance + magnitude * kMayMeetTolerance;
-    const double grown_lo = lo - extent_hi[a] - grow;
-    const double grown_hi = hi - extent_lo[a] + grow;
-    if (direction[a] == 0.0) {
-      if (origin[a] < grown_lo || origin[a] > grown_hi) return false;
-      continue;
-    }
-    const double t0 = (grown_lo - origin[a]) * inverse[a];
-    const double t1 = (grown_hi - origin[a]) * inverse[a];
-    enter = std::max(enter, std::min(t0, t1));
-    leave = std::min(leave, std::max(t0, t1));
+    slab_lo[a] = origin[a] + extent_hi[a] + tolerance;
+    slab_hi[a] = origin[a] + extent_lo[a] - tolerance;
   }
-  return enter <= leave;
 }
 
 bool PreparedSegment::meets(const double lo[3], const double hi[3], double* t_enter) const noexcept {
