@@ -4,9 +4,13 @@
 // Each benchmark builds its world (untimed), runs warm-up steps (untimed), then times steps of
 // 1/60 s, one per iteration. Counters, per step, medians over the timed steps:
 //   bp_ms    broadphase time: every setAabb plus calculateOverlappingPairs (TimedBroadphase)
-//   step_ms  the whole stepSimulation
-//   rest_ms  step_ms - bp_ms: narrowphase, solver, integration
+//   step_ms  the whole step (stepSimulation, and the scene's rays in bench-7)
+//   rest_ms  step_ms - bp_ms (- ray_ms): narrowphase, solver, integration
 //   pairs    pairs in the cache after the last step
+// Bullet's own benchmark scenes (BM_bullet/bench-*) run as the issue measures them: 300 steps
+// from the start, no warm-up, and add means over those steps (the issue's table is of means):
+//   bp_mean_ms, step_mean_ms   the means of bp_ms and step_ms
+//   ray_ms, ray_mean_ms        median and mean of the rays' time (bench-7's 500 rays; else 0)
 // Run:  agrid-bench-bullet [--benchmark_filter=BM_bullet/scatter.*]
 
 #include <benchmark/benchmark.h>
@@ -19,7 +23,9 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <numeric>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agrid/bullet/btAdaptiveGridBroadphase.h"
@@ -51,12 +57,23 @@ constexpr agrid::scenes::BroadphaseKind kKinds[] = {agrid::scenes::BroadphaseKin
                                                     agrid::scenes::BroadphaseKind::sap,
                                                     agrid::scenes::BroadphaseKind::agrid};
 
+/// Bullet's benchmark scenes: timed from their first step for this many steps, as the issue's
+/// table (means over 300 steps of BenchmarkDemo) measures them.
+constexpr int kBenchSceneSteps = 300;
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   const std::size_t mid = v.size() / 2;
   return v.size() % 2 == 1 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
 }
+
+double mean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+double ms(std::chrono::nanoseconds t) { return std::chrono::duration<double, std::milli>(t).count(); }
 
 void bm_bullet(benchmark::State& state, AbScene scene, agrid::scenes::BroadphaseKind kind) {
   const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, kThreads);
@@ -78,6 +95,39 @@ void bm_bullet(benchmark::State& state, AbScene scene, agrid::scenes::Broadphase
     }
     state.counters["bp_ms"] = median(broadphase_ms);
     state.counters["step_ms"] = median(step_ms);
+    state.counters["rest_ms"] = median(rest_ms);
+    state.counters["pairs"] = world.pairs();
+    state.counters["bodies"] = static_cast<double>(world.world().getNumCollisionObjects());
+    state.counters["threads"] = kThreads;
+  });
+}
+
+/// One of Bullet's benchmark scenes with one broadphase: every step from the first timed, one per
+/// iteration; medians and means of the broadphase, the rays and the whole step.
+void bm_bench_scene(benchmark::State& state, std::string_view scene, agrid::scenes::BroadphaseKind kind) {
+  const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, kThreads);
+  tbb::task_arena arena(kThreads);
+  arena.execute([&] {
+    agrid::scenes::BulletWorld world(scene, kind, 1);  // the scene has its own body count
+    std::vector<double> broadphase_ms;
+    std::vector<double> ray_ms;
+    std::vector<double> step_ms;
+    std::vector<double> rest_ms;
+    for (auto _ : state) {
+      const auto start = std::chrono::steady_clock::now();
+      world.step();
+      const double total = ms(std::chrono::steady_clock::now() - start);
+      broadphase_ms.push_back(ms(world.broadphase().last_step_time()));
+      ray_ms.push_back(ms(world.last_query_time()));
+      step_ms.push_back(total);
+      rest_ms.push_back(total - broadphase_ms.back() - ray_ms.back());
+    }
+    state.counters["bp_ms"] = median(broadphase_ms);
+    state.counters["bp_mean_ms"] = mean(broadphase_ms);
+    state.counters["ray_ms"] = median(ray_ms);
+    state.counters["ray_mean_ms"] = mean(ray_ms);
+    state.counters["step_ms"] = median(step_ms);
+    state.counters["step_mean_ms"] = mean(step_ms);
     state.counters["rest_ms"] = median(rest_ms);
     state.counters["pairs"] = world.pairs();
     state.counters["bodies"] = static_cast<double>(world.world().getNumCollisionObjects());
@@ -126,6 +176,19 @@ int main(int argc, char** argv) {
                                std::string(agrid::scenes::name(kind));
       benchmark::RegisterBenchmark(name.c_str(), [scene, kind](benchmark::State& state) { bm_bullet(state, scene, kind); })
           ->Iterations(scene.timed_steps)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+  }
+  for (const agrid::scenes::WorldSceneInfo& scene : agrid::scenes::world_scenes()) {
+    if (!scene.fixed_bodies) continue;
+    for (const auto kind : kKinds) {
+      const std::string name = "BM_bullet/" + std::string(scene.name) + "/" + std::string(agrid::scenes::name(kind));
+      const std::string_view scene_name = scene.name;
+      benchmark::RegisterBenchmark(name.c_str(), [scene_name, kind](benchmark::State& state) {
+        bm_bench_scene(state, scene_name, kind);
+      })
+          ->Iterations(kBenchSceneSteps)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }

@@ -19,15 +19,51 @@ std::string run_name(const RunResult& r) {
   return r.scene + "-" + std::to_string(r.bodies) + "-" + std::string(scenes::name(r.kind));
 }
 
+// Per step: the step without its broadphase and its rays (narrowphase, solver, integration).
 std::vector<double> rest_ms(const RunResult& r) {
   std::vector<double> rest(r.step_ms.size());
-  for (std::size_t i = 0; i < rest.size(); ++i) rest[i] = r.step_ms[i] - r.broadphase_ms[i];
+  for (std::size_t i = 0; i < rest.size(); ++i) rest[i] = r.step_ms[i] - r.broadphase_ms[i] - r.query_ms[i];
   return rest;
 }
 
 double mean_pairs(const RunResult& r) {
   if (r.pairs.empty()) return 0;
   return std::accumulate(r.pairs.begin(), r.pairs.end(), 0.0) / static_cast<double>(r.pairs.size());
+}
+
+std::string kind_name(const RunResult& r) { return std::string(scenes::name(r.kind)); }
+
+// Costs per step (median and mean), pairs and the pair check; rays' costs when the scene has rays.
+void print_costs(const std::vector<RunResult>& runs, bool rays) {
+  std::printf("%-8s %12s %12s %12s %12s %12s", "", "step median", "step mean", "step p95", "broadphase", "bp mean");
+  if (rays) std::printf(" %12s %12s", "rays", "rays mean");
+  std::printf(" %10s %10s %8s %8s\n", "rest", "pairs", "missing", "extra");
+  for (const RunResult& r : runs) {
+    std::printf("%-8s %9.3f ms %9.3f ms %9.3f ms %9.3f ms %9.3f ms", kind_name(r).c_str(), quantile(r.step_ms, 0.5),
+                mean(r.step_ms), quantile(r.step_ms, 0.95), quantile(r.broadphase_ms, 0.5), mean(r.broadphase_ms));
+    if (rays) std::printf(" %9.3f ms %9.3f ms", quantile(r.query_ms, 0.5), mean(r.query_ms));
+    std::printf(" %7.3f ms %10.0f %8llu %8llu\n", quantile(rest_ms(r), 0.5), mean_pairs(r),
+                static_cast<unsigned long long>(r.missing_pairs), static_cast<unsigned long long>(r.extra_pairs));
+  }
+}
+
+// The ray check of each run: objects rayTest missed, and reported beyond those the rays meet.
+void print_ray_checks(const std::vector<RunResult>& runs) {
+  std::printf("%-8s %10s %12s %12s\n", "rays", "per step", "hits missed", "hits extra");
+  for (const RunResult& r : runs) {
+    std::printf("%-8s %10zu %12llu %12llu\n", kind_name(r).c_str(), r.rays_per_step,
+                static_cast<unsigned long long>(r.rays_missed), static_cast<unsigned long long>(r.rays_extra));
+  }
+}
+
+void print_physics(const std::vector<RunResult>& runs) {
+  std::printf("%-8s %8s %12s %12s %16s %11s\n", "physics", "asleep", "mean height", "max height", "kinetic energy",
+              "left world");
+  for (const RunResult& r : runs) {
+    const scenes::PhysicsSummary& p = r.physics;
+    std::printf("%-8s %8u %12.3f %12.3f %16.3f %11u\n", kind_name(r).c_str(), p.asleep, p.mean_height, p.max_height,
+                p.kinetic_energy, p.left_world + p.not_finite);
+  }
 }
 
 // Runs gnuplot on a script written next to the pictures.
@@ -49,24 +85,22 @@ std::ofstream open_for_writing(const fs::path& path) {
 void print_tables(const std::vector<RunResult>& runs, unsigned threads) {
   if (runs.empty()) return;
   const RunResult& first = runs.front();
-  std::printf("\n%s, %u bodies, %zu steps of 1/60 s, %u threads\n", first.scene.c_str(), first.bodies, first.step_ms.size(),
-              threads);
-  std::printf("%-8s %12s %12s %14s %10s %10s %8s\n", "", "step median", "step p95", "broadphase", "rest", "pairs",
-              "missing");
-  for (const RunResult& r : runs) {
-    std::printf("%-8s %9.3f ms %9.3f ms %11.3f ms %7.3f ms %10.0f %8llu\n", std::string(scenes::name(r.kind)).c_str(),
-                quantile(r.step_ms, 0.5), quantile(r.step_ms, 0.95), quantile(r.broadphase_ms, 0.5),
-                quantile(rest_ms(r), 0.5), mean_pairs(r), static_cast<unsigned long long>(r.missing_pairs));
-  }
-  std::printf("%-8s %8s %12s %12s %16s %11s\n", "physics", "asleep", "mean height", "max height", "kinetic energy",
-              "left world");
-  for (const RunResult& r : runs) {
-    const scenes::PhysicsSummary& p = r.physics;
-    std::printf("%-8s %8u %12.3f %12.3f %16.3f %11u\n", std::string(scenes::name(r.kind)).c_str(), p.asleep, p.mean_height,
-                p.max_height, p.kinetic_energy, p.left_world + p.not_finite);
-  }
-  std::printf("(medians over the steps; broadphase = every setAabb + calculateOverlappingPairs; pairs = mean in the\n"
-              " cache; missing = overlapping pairs the cache lacked, summed over the steps, checked exactly)\n");
+  const scenes::WorldSceneInfo* info = scenes::find_world_scene(first.scene);
+  const bool fixed = info != nullptr && info->fixed_bodies;
+  const bool rays = first.rays_per_step > 0;
+  std::printf("\n%s, %u bodies%s, %zu steps of 1/60 s, %u threads\n", first.scene.c_str(), first.bodies,
+              fixed ? " (the scene's own)" : "", first.step_ms.size(), threads);
+  print_costs(runs, rays);
+  if (rays) print_ray_checks(runs);
+  print_physics(runs);
+  std::printf("(medians, means and 95th percentiles over the steps; step = stepSimulation%s;\n"
+              " broadphase = every setAabb + calculateOverlappingPairs;%s rest = the step without them;\n"
+              " pairs = mean in the cache; missing and extra = pairs the cache lacked and held beyond the\n"
+              " overlapping ones, summed over the steps, checked exactly;%s\n"
+              " dbvt and sap keep extra pairs%s by design, agrid must not)\n",
+              rays ? " and the rays" : "", rays ? "\n rays = the scene's rays, a ClosestRayResultCallback each;" : "",
+              rays ? "\n hits missed and extra = objects rayTest missed, or reported beyond those the rays meet;" : "",
+              rays ? " and ray hits" : "");
 }
 
 std::vector<fs::path> write_csvs(const std::vector<RunResult>& runs, const fs::path& dir) {
@@ -74,10 +108,11 @@ std::vector<fs::path> write_csvs(const std::vector<RunResult>& runs, const fs::p
   for (const RunResult& r : runs) {
     const fs::path path = dir / (run_name(r) + ".csv");
     std::ofstream out = open_for_writing(path);
-    out << "step,step_ms,broadphase_ms,rest_ms,pairs\n";
+    out << "step,step_ms,broadphase_ms,rest_ms,pairs,query_ms\n";
+    const std::vector<double> rest = rest_ms(r);
     for (std::size_t i = 0; i < r.step_ms.size(); ++i) {
-      out << i + 1 << ',' << r.step_ms[i] << ',' << r.broadphase_ms[i] << ',' << r.step_ms[i] - r.broadphase_ms[i] << ','
-          << r.pairs[i] << '\n';
+      out << i + 1 << ',' << r.step_ms[i] << ',' << r.broadphase_ms[i] << ',' << rest[i] << ',' << r.pairs[i] << ','
+          << r.query_ms[i] << '\n';
     }
     written.push_back(path);
   }

@@ -9,12 +9,14 @@
 
 namespace agrid::demo {
 
-/// The A/B table of one scene at one size: step time (median, 95th percentile), broadphase
-/// time, the rest, pairs, missing pairs; then the physics summary of each broadphase.
+/// The A/B tables of one scene at one size: step time (median, mean, 95th percentile),
+/// broadphase time (median, mean), the rays' time (median, mean) when the scene has rays, the
+/// rest, pairs, missing and extra pairs; the ray check when the scene has rays; then the physics
+/// summary of each broadphase.
 void print_tables(const std::vector<RunResult>& runs, unsigned threads);
 
-/// Writes DIR/<scene>-<bodies>-<broadphase>.csv (step, step_ms, broadphase_ms, rest_ms, pairs)
-/// for each run; returns the paths written.
+/// Writes DIR/<scene>-<bodies>-<broadphase>.csv (step, step_ms, broadphase_ms, rest_ms, pairs,
+/// query_ms) for each run; returns the paths written.
 std::vector<std::filesystem::path> write_csvs(const std::vector<RunResult>& runs, const std::filesystem::path& dir);
 
 /// Draws with gnuplot (PNG): per-step broadphase time of the runs of one scene and size on one

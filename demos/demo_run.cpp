@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 
 namespace agrid::demo {
 namespace {
@@ -50,13 +51,26 @@ double quantile(std::vector<double> values, double q) {
   return values[std::min(values.size() - 1, rank > 0 ? rank - 1 : 0)];
 }
 
+double mean(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+bool found_errors(const RunResult& r) {
+  const bool exact = r.kind == scenes::BroadphaseKind::agrid;
+  return r.missing_pairs > 0 || r.rays_missed > 0 || (exact && (r.extra_pairs > 0 || r.rays_extra > 0));
+}
+
 RunResult run(const std::string& scene, scenes::BroadphaseKind kind, std::uint32_t bodies, std::uint32_t steps,
               std::uint64_t seed) {
   RunResult result;
   result.scene = scene;
   result.kind = kind;
-  result.bodies = bodies;
   scenes::BulletWorld world(scene, kind, bodies, seed);
+  const scenes::WorldSceneInfo* info = scenes::find_world_scene(scene);
+  const bool fixed = info != nullptr && info->fixed_bodies;
+  result.bodies = fixed ? static_cast<std::uint32_t>(world.world().getNumCollisionObjects()) : bodies;
+  result.rays_per_step = world.rays_per_step();
   Progress progress(scene + "/" + std::string(scenes::name(kind)), steps);
   for (std::uint32_t step = 1; step <= steps; ++step) {
     const auto start = Clock::now();
@@ -64,8 +78,15 @@ RunResult run(const std::string& scene, scenes::BroadphaseKind kind, std::uint32
     const double total = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     result.step_ms.push_back(total);
     result.broadphase_ms.push_back(std::chrono::duration<double, std::milli>(world.broadphase().last_step_time()).count());
+    result.query_ms.push_back(std::chrono::duration<double, std::milli>(world.last_query_time()).count());
     result.pairs.push_back(world.pairs());
-    result.missing_pairs += world.missing_pairs();  // untimed
+    // The checks, untimed.
+    const scenes::PairCheck pairs = world.check_pairs();
+    result.missing_pairs += pairs.missing;
+    result.extra_pairs += pairs.extra;
+    const scenes::RayCheck rays = world.check_rays();
+    result.rays_missed += rays.missed;
+    result.rays_extra += rays.extra;
     progress.update(step);
   }
   result.physics = world.summary();

@@ -14,21 +14,34 @@ namespace agrid::demo {
 struct RunResult {
   std::string scene;
   scenes::BroadphaseKind kind;
-  std::uint32_t bodies = 0;
-  std::vector<double> step_ms;        ///< Per step: the whole stepSimulation.
+  std::uint32_t bodies = 0;           ///< The scene's own count for the bench-* scenes.
+  std::size_t rays_per_step = 0;      ///< The scene's rays cast after every step (bench-7: 500).
+  std::vector<double> step_ms;        ///< Per step: stepSimulation and the scene's rays.
   std::vector<double> broadphase_ms;  ///< Per step: every setAabb plus calculateOverlappingPairs.
+  std::vector<double> query_ms;       ///< Per step: the scene's rays (0 without).
   std::vector<int> pairs;             ///< Per step: pairs in the cache after it.
   std::uint64_t missing_pairs = 0;    ///< Over all steps: overlapping pairs the cache lacked.
+  std::uint64_t extra_pairs = 0;      ///< Over all steps: cached pairs that do not overlap (dbvt, sap keep some).
+  std::uint64_t rays_missed = 0;      ///< Over all steps: objects a ray meets that rayTest did not report.
+  std::uint64_t rays_extra = 0;       ///< Over all steps: objects rayTest reported that the ray does not meet.
   scenes::PhysicsSummary physics;     ///< After the last step.
   std::vector<scenes::BulletWorld::BodyState> final_state;
 };
 
 /// Runs `steps` steps of `scene` with `bodies` bodies and broadphase `kind`, checking the pair
-/// cache against the exact pairs after every step (untimed). Prints a progress line to stderr.
+/// cache against the exact pairs, and rayTest against the exact hits, after every step
+/// (untimed). Prints a progress line to stderr.
 [[nodiscard]] RunResult run(const std::string& scene, scenes::BroadphaseKind kind, std::uint32_t bodies,
                             std::uint32_t steps, std::uint64_t seed);
 
 /// The value at quantile q in [0, 1] (nearest rank) of `values`; 0 if empty.
 [[nodiscard]] double quantile(std::vector<double> values, double q);
+
+/// The mean of `values`; 0 if empty.
+[[nodiscard]] double mean(const std::vector<double>& values);
+
+/// Whether the run found a broadphase wrong: a missed pair or ray hit (any broadphase), or an
+/// extra pair or ray hit from agrid, which promises an exact cache and exact rays.
+[[nodiscard]] bool found_errors(const RunResult& r);
 
 }  // namespace agrid::demo

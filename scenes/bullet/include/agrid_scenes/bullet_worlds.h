@@ -13,6 +13,10 @@
 
 namespace agrid::scenes {
 
+namespace detail {
+class WorldBuilder;  // scenes/bullet/src/world_scene.h
+}
+
 /// The broadphases an A/B run compares.
 enum class BroadphaseKind { dbvt, sap, agrid };
 
@@ -73,7 +77,15 @@ struct PhysicsSummary {
   std::uint32_t not_finite = 0;   ///< Dynamic bodies with a NaN or infinite position.
 };
 
-/// The A/B worlds, all stepped at 1/60 s with one substep:
+/// A scene of the Bullet worlds: its name, what it is, and whether it takes a body count.
+struct WorldSceneInfo {
+  std::string_view name;
+  std::string_view description;  ///< One line, for --help.
+  bool fixed_bodies = false;     ///< The scene has its own body count; the count asked for is ignored.
+  std::string_view short_name;   ///< Another name for it ("bench-1" for "bench-1-box-block"), or empty.
+};
+
+/// Every scene, the A/B scenes first, all stepped at 1/60 s with one substep. The A/B scenes:
 /// * "scatter": bodies (unit boxes and spheres, alternating) with no gravity, centres uniform in
 ///   a cube of side 4 cbrt(N), velocities uniform in [-2, 2]^3: all moving, sparse.
 /// * "cluster": the same bodies with centres in a 60-unit cube and velocities in [-0.5, 0.5]^3,
@@ -85,22 +97,45 @@ struct PhysicsSummary {
 /// * "ball-collapse": the parallel sweep-and-prune paper's scene: bodies uniform in a ball of
 ///   radius 2 cbrt(N), velocities toward its centre (speed 5), no gravity: they collide in a
 ///   dense cluster and spread out.
-/// * "plane-pass": the paper's plane scene: two square lattices of unit cubes (spacing 1.5), one
-///   above the other, moving toward each other (speed 2) so that all cross one plane at once.
+/// * "plane-pass": the paper's plane scene: one square layer of almost-touching cubes (edge 0.98,
+///   spacing 1) moving up together (speed 2, a little sideways drift), no gravity.
 /// * "mixed-shapes": boxes, spheres, capsules and convex hulls dropped on a triangle-mesh
 ///   ground: every narrowphase path.
+/// Then the eight scenes of Bullet's own benchmark (examples/Benchmarks/BenchmarkDemo.cpp),
+/// "bench-1-..." to "bench-8-...", with the demo's body counts (the count asked for is ignored),
+/// its solver settings (5 iterations, friction direction caching) and, in bench-7, its 500 rays
+/// cast after every step. Their landscape and convex shapes are generated, not the demo's data.
+[[nodiscard]] std::span<const WorldSceneInfo> world_scenes();
+
+/// The names of world_scenes(), in the same order.
 [[nodiscard]] std::span<const std::string_view> world_scene_names();
+
+/// The scene called `name` (its name or short name), or nullptr.
+[[nodiscard]] const WorldSceneInfo* find_world_scene(std::string_view name);
+
+/// What an exact check of a pair cache found: every count 0 for an exact broadphase.
+struct PairCheck {
+  std::uint64_t missing = 0;  ///< Overlapping, filter-passing pairs the cache lacks: always an error.
+  std::uint64_t extra = 0;    ///< Cached pairs whose stored boxes do not overlap or whose filter refuses.
+};
+
+/// What an exact check of the broadphase's rayTest found, over the rays of one step.
+struct RayCheck {
+  std::uint64_t missed = 0;  ///< Proxies a ray meets that rayTest did not report: always an error.
+  std::uint64_t extra = 0;   ///< Proxies rayTest reported that the ray does not meet.
+};
 
 /// A Bullet world of one scene with one broadphase, and everything it owns.
 class BulletWorld {
  public:
-  /// Throws std::invalid_argument for an unknown scene or zero bodies.
+  /// `scene` is a name or short name of world_scenes(). Throws std::invalid_argument for an
+  /// unknown scene, or for zero bodies in a scene that takes a body count.
   BulletWorld(std::string_view scene, BroadphaseKind kind, std::uint32_t bodies, std::uint64_t seed = 1);
   ~BulletWorld();
   BulletWorld(const BulletWorld&) = delete;
   BulletWorld& operator=(const BulletWorld&) = delete;
 
-  /// One step of 1/60 s.
+  /// One step of 1/60 s: stepSimulation, then the scene's per-step queries (bench-7's rays).
   void step();
 
   [[nodiscard]] btDiscreteDynamicsWorld& world() noexcept { return *world_; }
@@ -108,10 +143,24 @@ class BulletWorld {
   /// Pairs in the broadphase's pair cache.
   [[nodiscard]] int pairs() const;
 
-  /// Pairs of proxies whose stored AABBs overlap and whose filters pass, but that the pair cache
-  /// lacks: must be 0 for any correct broadphase (exact, by agrid::find_all_pairs over the
-  /// stored AABBs; outside any timing).
-  [[nodiscard]] std::uint64_t missing_pairs() const;
+  /// Rays the scene casts every step after stepSimulation (0 for scenes without queries).
+  [[nodiscard]] std::size_t rays_per_step() const noexcept;
+  /// The rays of the last step that hit something.
+  [[nodiscard]] std::size_t last_ray_hits() const noexcept { return last_ray_hits_; }
+  /// The time of the last step's queries (its rays, narrowphase included); 0 without queries.
+  [[nodiscard]] std::chrono::nanoseconds last_query_time() const noexcept { return last_query_time_; }
+
+  /// Compares the pair cache with the exact pairs of the proxies' stored AABBs (closed boxes; a
+  /// box with a NaN or min > max pairs with nothing), found by a plain sort and sweep and
+  /// filtered by the cache's needsBroadphaseCollision: independent of agrid; outside any timing.
+  /// btDbvtBroadphase keeps the pairs of its fattened leaves and bt32BitAxisSweep3 those of its
+  /// quantized boxes, so both may have extra pairs; btAdaptiveGridBroadphase has none.
+  [[nodiscard]] PairCheck check_pairs() const;
+
+  /// Casts each ray of the scene through the broadphase's rayTest alone and compares the
+  /// proxies reported with a brute-force test of the ray (a closed segment, in double) against
+  /// every stored AABB. dbvt and sap report fattened leaves, so only agrid promises no extra.
+  [[nodiscard]] RayCheck check_rays() const;
 
   /// What the dynamic bodies are doing now.
   [[nodiscard]] PhysicsSummary summary() const;
@@ -124,19 +173,19 @@ class BulletWorld {
   [[nodiscard]] std::vector<BodyState> body_states() const;
 
  private:
-  void add_body(btCollisionShape* shape, float mass, const btVector3& position, const btVector3& velocity);
+  void cast_rays();
 
   std::unique_ptr<btDefaultCollisionConfiguration> configuration_;
   std::unique_ptr<btCollisionDispatcher> dispatcher_;
   std::unique_ptr<TimedBroadphase> broadphase_;
   std::unique_ptr<btSequentialImpulseConstraintSolver> solver_;
   std::unique_ptr<btDiscreteDynamicsWorld> world_;
+  /// The scene's shapes, meshes, bodies and constraints: declared after the world, so destroyed before it.
+  std::unique_ptr<detail::WorldBuilder> contents_;
   btVector3 bounds_min_;
   btVector3 bounds_max_;
-  std::unique_ptr<btTriangleMesh> ground_mesh_;
-  std::vector<std::unique_ptr<btCollisionShape>> shapes_;
-  std::vector<std::unique_ptr<btDefaultMotionState>> motion_states_;
-  std::vector<std::unique_ptr<btRigidBody>> bodies_;
+  std::size_t last_ray_hits_ = 0;
+  std::chrono::nanoseconds last_query_time_{0};
 };
 
 }  // namespace agrid::scenes
