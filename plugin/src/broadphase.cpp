@@ -24,8 +24,15 @@
 namespace agrid {
 namespace {
 
-/// An object whose box has not changed for this many updates may join the resting grid.
+/// An object whose box has stayed in its fat box for this many updates may join the resting
+/// grid ...
 constexpr std::uint64_t kRestAfterUpdates = 2;
+/// ... times 2^backoff, where an object's backoff grows by one (up to this) each time it leaves
+/// the grid soon after joining: bodies rolling through a pile would otherwise join and leave
+/// every few steps, and each batch of them costs a rebuild.
+constexpr std::uint8_t kMaxRestBackoff = 6;
+/// Leaving after a rest this many times longer than the wait to join resets the backoff.
+constexpr std::uint64_t kLongRestFactor = 4;
 /// The resting grid is rebuilt when the objects ready to join it are at least this many ...
 constexpr std::uint32_t kMinRestingBatch = 256;
 /// ... and at least 1/kRestingGrowthDivisor of its members; or when that many members have
@@ -42,7 +49,7 @@ constexpr std::uint32_t kQueriesPerWork = 256;
 /// The box an object sits in the structure with: `box` grown on every side by `margin` times its
 /// longest edge. An invalid box stays itself (it pairs with nothing and never rests in a fat box).
 [[nodiscard]] Box fattened(const Box& box, float margin) noexcept {
-  if (!is_valid(box)) return box;
+  if (margin == 0.0f || !is_valid(box)) return box;
   const float edge = std::max({box.max.x - box.min.x, box.max.y - box.min.y, box.max.z - box.min.z});
   float grow = margin * edge;
   if (!(grow >= 0.0f)) grow = 0.0f;  // an edge of inf - inf: the box is already unbounded there
@@ -65,12 +72,28 @@ constexpr std::uint32_t kQueriesPerWork = 256;
 struct Broadphase::Impl {
   struct Object {
     Box box;  ///< The exact box, as last set.
-    Box fat;  ///< The box the grids hold: it contains `box` and is reset when `box` leaves it.
+    /// Contains `box`; reset when `box` leaves it. The resting grid holds fat boxes, so that
+    /// a resting object may jitter inside its fat box and stay where it is.
+    Box fat;
     Filter filter;
     std::uint64_t changed_at = 0;  ///< The update count when its box or filter last changed.
     bool alive = false;
     bool dirty = false;            ///< Changed since the last update (in dirty_handles).
     bool resting = false;          ///< A member of the resting grid, unchanged since it was built.
+    std::uint8_t rest_backoff = 0; ///< Doublings of the wait before it may join the resting grid.
+    std::uint32_t rest_index = 0;  ///< Its index among the resting grid's members, while resting.
+    std::uint64_t rested_at = 0;   ///< The update count when it last joined the resting grid.
+
+    /// True iff it may join the resting grid at update `now`.
+    [[nodiscard]] bool ready_to_rest(std::uint64_t now) const noexcept {
+      return now - changed_at >= (kRestAfterUpdates << rest_backoff);
+    }
+  };
+
+  /// A pair of resting members whose fat boxes overlap and whose filters pass, by member index.
+  struct RestingCandidate {
+    std::uint32_t a;
+    std::uint32_t b;
   };
 
   Config config;
@@ -85,12 +108,19 @@ struct Broadphase::Impl {
   std::uint32_t live = 0;
   std::uint64_t resting_rebuilds = 0;
 
-  // The resting grid: its members (ascending handles), their boxes, and their pairs.
+  // The resting grid: its members (ascending handles) and their fat boxes as built, their exact
+  // boxes now, and their candidate pairs with each one's exact overlap as of the last update.
+  // Members are indexed by their order in the grid; the arrays are compact so that walking the
+  // candidates is cheap.
   Grid resting_grid;
   std::vector<Handle> resting_handles;
   std::vector<Box> resting_boxes;
-  /// Pairs among members whose fat boxes overlap and whose filters pass, as handle keys, sorted.
-  std::vector<std::uint64_t> resting_keys;
+  std::vector<Box> resting_exact;
+  std::vector<std::uint8_t> resting_live;             ///< 1 while the member has not left.
+  std::vector<RestingCandidate> resting_candidates;   ///< Sorted; so are their handle pairs.
+  std::vector<std::uint8_t> resting_hits;             ///< Exact overlap; 0 once a member left.
+  std::uint32_t resting_pair_count = 0;               ///< Candidates that are hits.
+  bool resting_changed = false;              ///< A member moved in its fat box or left since the last update.
   std::uint32_t resting_left = 0;            ///< Members that have left since the build.
   bool resting_keys_stale = false;           ///< Built by update_queries(), without its pairs.
 
@@ -104,11 +134,24 @@ struct Broadphase::Impl {
   std::vector<Box> moving_boxes;
   std::vector<Pair> moving_pairs;
 
-  // Pair scratch and results.
+  // Pairs with a moving member, as sorted handle keys: this update's and the last one's.
   std::vector<std::vector<std::uint64_t>> query_keys;  ///< Per unit of moving x resting work.
   std::vector<std::uint64_t> keys;
-  std::vector<Pair> pairs;
+  std::vector<std::uint64_t> moving_keys;
+
+  // All pairs, made from the resting hits and the moving keys when first asked for after an
+  // update (most updates need only the changes).
+  mutable std::vector<Pair> pairs;
+  mutable std::mutex pairs_mutex;
+  mutable std::atomic<bool> pairs_current{true};
+
+  // Scratch of the incremental diff.
   std::vector<Pair> next_pairs;
+  std::vector<std::uint64_t> left_keys;  ///< Resting pairs whose member left, sorted.
+  std::vector<Pair> resting_began;
+  std::vector<Pair> resting_ended;
+  std::vector<std::uint64_t> moving_began;
+  std::vector<std::uint64_t> moving_ended;
   PairChanges changes;
   BroadphaseStats stats;
 
@@ -126,6 +169,8 @@ struct Broadphase::Impl {
     Object& o = objects[h];
     if (o.resting) {
       o.resting = false;
+      resting_live[o.rest_index] = 0;
+      resting_changed = true;
       ++resting_left;
     }
     if (!o.dirty) {
@@ -134,7 +179,19 @@ struct Broadphase::Impl {
     }
   }
 
-  /// True iff objects a and b pair now: their filters pass and their exact boxes overlap.
+  /// The resting object `o` leaves its fat box: it waits longer to rest again if it rested only
+  /// briefly, and no longer than at first if it rested long.
+  void back_off(Object& o) const noexcept {
+    const std::uint64_t wait = kRestAfterUpdates << o.rest_backoff;
+    if (updates - o.rested_at >= kLongRestFactor * wait) {
+      o.rest_backoff = 0;
+    } else if (o.rest_backoff < kMaxRestBackoff) {
+      ++o.rest_backoff;
+    }
+  }
+
+  /// True iff objects a and b pair now: their filters pass and their exact boxes overlap (a
+  /// resting object's fat box only says they may).
   [[nodiscard]] bool accepts(Handle a, Handle b) const noexcept {
     return passes(objects[a].filter, objects[b].filter) && overlaps(objects[a].box, objects[b].box);
   }
@@ -150,8 +207,13 @@ struct Broadphase::Impl {
   void gather_moving_boxes();
   void find_moving_pairs();
   void forget_pairs();
-  void gather_pairs();
-  void diff_pairs();
+  /// The changes since the last update, when the resting grid was rebuilt: all pairs compared.
+  void diff_all_pairs();
+  /// The changes since the last update, from the moving keys and the resting candidates.
+  void diff_changed_pairs();
+  void walk_resting_candidates();
+  /// Makes `pairs` hold all pairs of the last update.
+  void make_pairs() const;
 };
 
 Broadphase::Broadphase(const Config& config) : impl_(std::make_unique<Impl>(detail::checked(config))) {}
@@ -182,14 +244,23 @@ Handle Broadphase::create(const Box& box, Filter filter) {
 void Broadphase::set_box(Handle handle, const Box& box) {
   Impl::Object& o = impl_->live_object(handle, "set_box");
   if (same_box(o.box, box)) return;
-  // Within its fat box the object stays where the grids hold it: pairs and queries test the
-  // exact box. (Both boxes are valid here, so the invalid count stands.)
+  // Within its fat box the object counts as still: it stays in the resting grid (pairs and
+  // queries test the exact box), or may join it. A moving object is marked dirty all the same,
+  // so that queries before the next update see the new box. (Both boxes are valid here, so the
+  // invalid count stands.)
   if (within(box, o.fat)) {
     o.box = box;
+    if (o.resting) {
+      impl_->resting_exact[o.rest_index] = box;
+      impl_->resting_changed = true;
+    } else {
+      impl_->touch(handle);
+    }
     return;
   }
   impl_->invalid += !is_valid(box);
   impl_->invalid -= !is_valid(o.box);
+  if (o.resting) impl_->back_off(o);
   o.box = box;
   o.fat = fattened(box, impl_->config.fat_margin);
   o.changed_at = impl_->updates;
@@ -221,7 +292,10 @@ const PairChanges& Broadphase::update() {
 
 void Broadphase::update_queries() { impl_->update(false); }
 
-std::span<const Pair> Broadphase::pairs() const noexcept { return impl_->pairs; }
+std::span<const Pair> Broadphase::pairs() const {
+  impl_->make_pairs();
+  return impl_->pairs;
+}
 
 bool Broadphase::contains(Handle handle) const noexcept {
   return handle < impl_->objects.size() && impl_->objects[handle].alive;
@@ -242,11 +316,13 @@ void Broadphase::Impl::update(bool find_pairs) {
   // Objects unchanged for a while join the resting grid in batches: a rebuild costs a full
   // build of the grid and its pairs, so it waits until it is worth it.
   std::uint32_t ready = 0;
-  for (const Handle h : moving_handles) ready += updates - objects[h].changed_at >= kRestAfterUpdates;
+  for (const Handle h : moving_handles) ready += objects[h].ready_to_rest(updates);
   const auto members = static_cast<std::uint32_t>(resting_handles.size());
   const std::uint32_t batch = std::max(kMinRestingBatch, members / kRestingGrowthDivisor);
   // Resting pairs skipped by update_queries() are needed again as soon as pairs are.
-  if (ready >= batch || resting_left >= batch || (find_pairs && resting_keys_stale)) {
+  const bool rebuild = ready >= batch || resting_left >= batch || (find_pairs && resting_keys_stale);
+  if (rebuild) {
+    if (find_pairs) make_pairs();  // the last update's, to compare with
     rebuild_resting(find_pairs);
   } else {
     update_moving_set();
@@ -255,8 +331,12 @@ void Broadphase::Impl::update(bool find_pairs) {
   gather_moving_boxes();
   if (find_pairs) {
     find_moving_pairs();
-    gather_pairs();
-    diff_pairs();
+    if (rebuild) {
+      diff_all_pairs();
+    } else {
+      diff_changed_pairs();
+    }
+    std::swap(moving_keys, keys);
   } else {
     moving_grid_built.store(false, std::memory_order_release);  // built by the first query
     forget_pairs();
@@ -273,11 +353,13 @@ void Broadphase::Impl::update(bool find_pairs) {
   stats.resting = static_cast<std::uint32_t>(resting_handles.size()) - resting_left;
   stats.moving = static_cast<std::uint32_t>(moving_handles.size());
   stats.invalid = invalid;
-  stats.pairs = static_cast<std::uint32_t>(pairs.size());
+  stats.pairs = resting_pair_count + static_cast<std::uint32_t>(moving_keys.size());
   stats.resting_rebuilds = resting_rebuilds;
   stats.bytes_held = objects.capacity() * sizeof(Object) + resting_grid.stats().bytes_held +
                      moving_grid.stats().bytes_held + moving_tree.stats().bytes_held +
-                     (resting_keys.capacity() + keys.capacity()) * sizeof(std::uint64_t) +
+                     (keys.capacity() + moving_keys.capacity()) * sizeof(std::uint64_t) +
+                     resting_candidates.capacity() * (sizeof(RestingCandidate) + 1) +
+                     (resting_exact.capacity() + resting_boxes.capacity()) * sizeof(Box) +
                      (pairs.capacity() + next_pairs.capacity() + moving_pairs.capacity()) * sizeof(Pair);
 }
 
@@ -293,30 +375,40 @@ void Broadphase::Impl::rebuild_resting(bool find_pairs) {
   ++resting_rebuilds;
   resting_handles.clear();
   resting_boxes.clear();
+  resting_exact.clear();
   for (Handle h = 0; h < objects.size(); ++h) {
     Object& o = objects[h];
-    if (!o.alive || !(o.resting || updates - o.changed_at >= kRestAfterUpdates)) continue;
+    if (!o.alive || !(o.resting || o.ready_to_rest(updates))) continue;
+    if (!o.resting) o.rested_at = updates;
     o.resting = true;
+    o.rest_index = static_cast<std::uint32_t>(resting_handles.size());
     resting_handles.push_back(h);
     resting_boxes.push_back(o.fat);
+    resting_exact.push_back(o.box);
   }
+  resting_live.assign(resting_handles.size(), 1);
   resting_left = 0;
+  resting_changed = false;
   moving_handles.clear();
   for (Handle h = 0; h < objects.size(); ++h) {
     if (objects[h].alive && !objects[h].resting) moving_handles.push_back(h);
   }
   resting_grid.build(resting_boxes);
-  resting_keys.clear();
+  resting_candidates.clear();
+  resting_hits.clear();
+  resting_pair_count = 0;
   resting_keys_stale = !find_pairs;
   if (!find_pairs) return;
   std::vector<Pair>& found = moving_pairs;  // scratch: the moving pairs are found after this
   resting_grid.find_pairs(found);
   for (const auto [i, j] : found) {
-    const Handle a = resting_handles[i];
-    const Handle b = resting_handles[j];
-    if (passes(objects[a].filter, objects[b].filter)) resting_keys.push_back(detail::pair_key(a, b));
+    if (!passes(objects[resting_handles[i]].filter, objects[resting_handles[j]].filter)) continue;
+    const bool hit = overlaps(resting_exact[i], resting_exact[j]);
+    resting_candidates.push_back({i, j});
+    resting_hits.push_back(hit ? 1 : 0);
+    resting_pair_count += hit ? 1 : 0;
   }
-  // Members are in ascending handle order and the grid's pairs sorted: so are the keys.
+  // Members are in ascending handle order and the grid's pairs sorted: so are the candidates.
 }
 
 void Broadphase::Impl::update_moving_set() {
@@ -343,7 +435,7 @@ void Broadphase::Impl::update_moving_set() {
 void Broadphase::Impl::gather_moving_boxes() {
   changed_handles.clear();
   moving_boxes.clear();
-  for (const Handle h : moving_handles) moving_boxes.push_back(objects[h].fat);
+  for (const Handle h : moving_handles) moving_boxes.push_back(objects[h].box);
 }
 
 void Broadphase::Impl::find_moving_pairs() {
@@ -361,58 +453,141 @@ void Broadphase::Impl::find_moving_pairs() {
   for (const auto [i, j] : moving_pairs) {
     const Handle a = moving_handles[i];
     const Handle b = moving_handles[j];
-    if (accepts(a, b)) keys.push_back(detail::pair_key(a, b));
+    if (passes(objects[a].filter, objects[b].filter)) keys.push_back(detail::pair_key(a, b));
   }
 
   // Moving x resting: each moving object queries the resting grid, in fixed units of work.
   const auto units = (moving_handles.size() + kQueriesPerWork - 1) / kQueriesPerWork;
-  if (resting_handles.size() - resting_left == 0) return;
+  if (resting_handles.size() - resting_left == 0) {
+    std::sort(keys.begin(), keys.end());
+    return;
+  }
   if (query_keys.size() < units) query_keys.resize(units);
-  tbb::parallel_for(std::size_t{0}, units, [&](std::size_t u) {
+  const auto query_unit = [&](std::size_t u) {
     std::vector<std::uint64_t>& out = query_keys[u];
     out.clear();
     const std::size_t end = std::min(moving_handles.size(), (u + 1) * kQueriesPerWork);
     for (std::size_t k = u * kQueriesPerWork; k < end; ++k) {
       const Handle a = moving_handles[k];
-      resting_grid.for_each_overlap(objects[a].fat, [&](std::uint32_t r) {
+      resting_grid.for_each_overlap(objects[a].box, [&](std::uint32_t r) {
         const Handle b = resting_handles[r];
         if (objects[b].resting && accepts(a, b)) out.push_back(detail::pair_key(a, b));
       });
     }
-  });
+  };
+  if (units == 1) {
+    query_unit(0);  // waking other threads would cost more than the unit
+  } else {
+    tbb::parallel_for(std::size_t{0}, units, query_unit);
+  }
   for (std::size_t u = 0; u < units; ++u) keys.insert(keys.end(), query_keys[u].begin(), query_keys[u].end());
+  std::sort(keys.begin(), keys.end());
 }
 
-void Broadphase::Impl::gather_pairs() {
-  // This update's pairs: the moving ones (sorted now) merged with the resting ones whose
-  // members both still rest and whose exact boxes overlap now (they move within their fat boxes).
-  std::sort(keys.begin(), keys.end());
-  next_pairs.clear();
-  auto moving = keys.begin();
-  for (const std::uint64_t key : resting_keys) {
-    const Pair p = as_pair(key);
-    const Object& a = objects[p.first];
-    const Object& b = objects[p.second];
-    if (!a.resting || !b.resting || !overlaps(a.box, b.box)) continue;
-    for (; moving != keys.end() && *moving < key; ++moving) next_pairs.push_back(as_pair(*moving));
-    next_pairs.push_back(p);
+void Broadphase::Impl::make_pairs() const {
+  if (pairs_current.load(std::memory_order_acquire)) return;
+  const std::lock_guard<std::mutex> lock(pairs_mutex);
+  if (pairs_current.load(std::memory_order_relaxed)) return;
+  // The resting hits and the moving keys, both sorted, merged.
+  pairs.clear();
+  auto moving = moving_keys.begin();
+  for (std::size_t k = 0; k < resting_candidates.size(); ++k) {
+    if (resting_hits[k] == 0) continue;
+    const std::uint64_t key = detail::pair_key(resting_handles[resting_candidates[k].a], resting_handles[resting_candidates[k].b]);
+    for (; moving != moving_keys.end() && *moving < key; ++moving) pairs.push_back(as_pair(*moving));
+    pairs.push_back(as_pair(key));
   }
-  for (; moving != keys.end(); ++moving) next_pairs.push_back(as_pair(*moving));
+  for (; moving != moving_keys.end(); ++moving) pairs.push_back(as_pair(*moving));
+  pairs_current.store(true, std::memory_order_release);
 }
 
 void Broadphase::Impl::forget_pairs() {
   // No pairs were found: report no change now, and every pair as begun by the next update().
   changes.began.clear();
   changes.ended.clear();
+  std::fill(resting_hits.begin(), resting_hits.end(), std::uint8_t{0});
+  resting_pair_count = 0;
+  moving_keys.clear();
   pairs.clear();
+  pairs_current.store(true, std::memory_order_release);
 }
 
-void Broadphase::Impl::diff_pairs() {
+void Broadphase::Impl::diff_all_pairs() {
+  // `pairs` holds the last update's pairs; this update's are the resting hits and the keys.
+  std::swap(moving_keys, keys);  // as make_pairs() reads them
+  std::swap(pairs, next_pairs);
+  pairs_current.store(false, std::memory_order_relaxed);
+  make_pairs();
+  std::swap(moving_keys, keys);
   changes.began.clear();
   changes.ended.clear();
-  std::set_difference(next_pairs.begin(), next_pairs.end(), pairs.begin(), pairs.end(), std::back_inserter(changes.began));
-  std::set_difference(pairs.begin(), pairs.end(), next_pairs.begin(), next_pairs.end(), std::back_inserter(changes.ended));
-  std::swap(pairs, next_pairs);
+  std::set_difference(pairs.begin(), pairs.end(), next_pairs.begin(), next_pairs.end(), std::back_inserter(changes.began));
+  std::set_difference(next_pairs.begin(), next_pairs.end(), pairs.begin(), pairs.end(), std::back_inserter(changes.ended));
+}
+
+void Broadphase::Impl::walk_resting_candidates() {
+  // Members moved within their fat boxes (their pairs may begin or end) or left the grid (their
+  // pairs leave the resting set: they go on as moving pairs, or end).
+  resting_began.clear();
+  resting_ended.clear();
+  left_keys.clear();
+  if (!resting_changed) return;
+  resting_changed = false;
+  for (std::size_t k = 0; k < resting_candidates.size(); ++k) {
+    const auto [a, b] = resting_candidates[k];
+    const bool both_rest = (resting_live[a] & resting_live[b]) != 0;
+    // Candidates' boxes are valid: invalid boxes are in no candidate, and stay put in a fat box.
+    const Box& x = resting_exact[a];
+    const Box& y = resting_exact[b];
+    const bool meet = (x.min.x <= y.max.x) & (y.min.x <= x.max.x) & (x.min.y <= y.max.y) & (y.min.y <= x.max.y) &
+                      (x.min.z <= y.max.z) & (y.min.z <= x.max.z);
+    const auto hit = static_cast<std::uint8_t>(both_rest & meet);
+    if (hit == resting_hits[k]) continue;
+    resting_hits[k] = hit;
+    const Pair p{resting_handles[a], resting_handles[b]};
+    if (hit != 0) {
+      ++resting_pair_count;
+      resting_began.push_back(p);
+      continue;
+    }
+    --resting_pair_count;
+    if (both_rest) {
+      resting_ended.push_back(p);
+    } else {
+      left_keys.push_back(detail::pair_key(p.first, p.second));
+    }
+  }
+}
+
+void Broadphase::Impl::diff_changed_pairs() {
+  walk_resting_candidates();
+  // Moving keys that began and ended; a pair that left the resting set and is a moving key now
+  // goes on, one that is not has ended.
+  moving_began.clear();
+  moving_ended.clear();
+  std::set_difference(keys.begin(), keys.end(), moving_keys.begin(), moving_keys.end(), std::back_inserter(moving_began));
+  std::set_difference(moving_keys.begin(), moving_keys.end(), keys.begin(), keys.end(), std::back_inserter(moving_ended));
+  changes.began.clear();
+  changes.ended.clear();
+  const auto merge_into = [](std::vector<Pair>& out, const std::vector<std::uint64_t>& sorted_keys) {
+    const std::size_t middle = out.size();
+    for (const std::uint64_t key : sorted_keys) out.push_back(as_pair(key));
+    std::inplace_merge(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(middle), out.end());
+  };
+  std::vector<std::uint64_t>& began = moving_began;  // less the pairs that went on
+  began.erase(std::remove_if(began.begin(), began.end(),
+                             [&](std::uint64_t key) { return std::binary_search(left_keys.begin(), left_keys.end(), key); }),
+              began.end());
+  changes.began = resting_began;
+  merge_into(changes.began, began);
+  changes.ended = resting_ended;
+  merge_into(changes.ended, moving_ended);
+  std::vector<std::uint64_t>& left_ended = left_keys;
+  left_ended.erase(std::remove_if(left_ended.begin(), left_ended.end(),
+                                  [&](std::uint64_t key) { return std::binary_search(keys.begin(), keys.end(), key); }),
+                   left_ended.end());
+  merge_into(changes.ended, left_ended);
+  pairs_current.store(false, std::memory_order_release);
 }
 
 namespace {
@@ -441,7 +616,7 @@ void Broadphase::Impl::visit_current(const Query& query, FunctionRef<Handle> vis
   ensure_moving_grid();
   query_grid(moving_grid, query, [&](std::uint32_t k) {
     const Handle h = moving_handles[k];
-    if (objects[h].alive && !objects[h].dirty && meets(query, objects[h].box)) go_on = visit(h);
+    if (objects[h].alive && !objects[h].dirty) go_on = visit(h);
     return go_on;
   });
   if (!go_on) return;

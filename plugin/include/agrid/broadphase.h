@@ -48,13 +48,13 @@ struct BroadphaseStats {
   std::size_t bytes_held = 0;         ///< Heap memory kept between updates.
 };
 
-/// Overlapping pairs of objects that come, move and go. Each object sits in the structure with a
-/// *fat* box (its box grown by Config::fat_margin of its longest edge); a box set within it
-/// costs a containment test, and one that leaves it re-enters the structure at the next update.
-/// Objects whose fat box did not change are *resting*: they sit in a grid rebuilt only when the
-/// resting set has changed enough, and each update() finds moving x moving and moving x resting
-/// candidates only (resting x resting candidates cannot change). Every candidate is tested on
-/// the exact boxes, so pairs and queries are exact. Boxes are closed; an invalid box pairs
+/// Overlapping pairs of objects that come, move and go. Each object has a *fat* box (its box
+/// grown by Config::fat_margin of its longest edge), reset whenever its box leaves it. Objects
+/// whose box stayed in its fat box for a while are *resting*: they sit, with their fat boxes, in
+/// a grid rebuilt only when the resting set has changed enough, so a settling or jittering body
+/// costs a containment test. Each update() finds moving x moving pairs (on the exact boxes) and
+/// moving x resting ones; resting x resting candidates cannot change and are only re-tested on
+/// the exact boxes. Pairs and queries are exact. Boxes are closed; an invalid box pairs
 /// with nothing. Results do not depend on the number of threads (large moving sets use the
 /// tree of grids in the caller's task arena).
 class Broadphase {
@@ -89,8 +89,9 @@ class Broadphase {
   /// empty afterwards and the next update() reports every pair as begun.
   void update_queries();
 
-  /// All pairs as of the last update(), sorted.
-  [[nodiscard]] std::span<const Pair> pairs() const noexcept;
+  /// All pairs as of the last update(), sorted. Made on the first call after an update (which
+  /// itself needs only the changes); valid until the next update().
+  [[nodiscard]] std::span<const Pair> pairs() const;
 
   /// True iff `handle` is a live object.
   [[nodiscard]] bool contains(Handle handle) const noexcept;

@@ -226,7 +226,9 @@ TEST(BulletAdapterPersistence, BoxOnGroundKeepsAlgorithmAndManifold) {
 TEST(BulletAdapterPersistence, JitteringBodiesKeepExactPairsAndAlgorithms) {
   constexpr int kSide = 7;  // 343 bodies: enough for agrid's resting grid to be built
   constexpr float kJitter = 1e-4f;
-  World w;
+  agrid::Config config;
+  config.fat_margin = 0.1f;  // holds the jitter: the bodies rest
+  World w(Broad::agrid, config);
   Rng rng(21);
   auto* cube = w.own(std::make_unique<btBoxShape>(btVector3(0.5f, 0.5f, 0.5f)));
   std::vector<btRigidBody*> bodies;
