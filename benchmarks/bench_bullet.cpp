@@ -135,8 +135,29 @@ void bm_bench_scene(benchmark::State& state, std::string_view scene, agrid::scen
   });
 }
 
+/// Steps run before the broadphase-only rays are timed: bench-7's hulls have landed by then.
+constexpr int kRayWarmupSteps = 60;
+
+/// bench-7's 500 rays through the broadphase alone (a callback that only records what is
+/// reported, as btCollisionWorld prepares it): what the broadphase costs of the scene's ray time,
+/// without the narrowphase, which is the same for every broadphase. One iteration is 500 rays.
+void bm_broadphase_rays(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
+  const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, kThreads);
+  tbb::task_arena arena(kThreads);
+  arena.execute([&] {
+    agrid::scenes::BulletWorld world("bench-7", kind, 1);
+    for (int i = 0; i < kRayWarmupSteps; ++i) world.step();
+    std::size_t reported = 0;
+    for (auto _ : state) reported = world.cast_rays_broadphase_only();
+    state.counters["reported"] = static_cast<double>(reported);
+  });
+}
+
 /// Static boxes in the resting-step benchmark: static-city's count.
 constexpr int kRestingBoxes = 100000;
+/// Steps before the resting-step benchmark's boxes have all joined agrid's resting grid (it
+/// takes unchanged boxes after 16 updates).
+constexpr int kRestingWarmupSteps = 20;
 
 /// The adapter's cost per object at rest: every proxy gets `setAabb` with its unchanged AABB
 /// (what Bullet's default setForceUpdateAllAabbs(true) sends for static and sleeping objects
@@ -156,7 +177,7 @@ void bm_resting_step(benchmark::State& state) {
                                               btBroadphaseProxy::StaticFilter, ~btBroadphaseProxy::StaticFilter,
                                               &dispatcher));
   }
-  for (int i = 0; i < 3; ++i) broadphase->calculateOverlappingPairs(&dispatcher);  // at rest from here on
+  for (int i = 0; i < kRestingWarmupSteps; ++i) broadphase->calculateOverlappingPairs(&dispatcher);  // at rest now
   for (auto _ : state) {
     for (btBroadphaseProxy* p : proxies) broadphase->setAabb(p, p->m_aabbMin, p->m_aabbMax, &dispatcher);
     broadphase->calculateOverlappingPairs(&dispatcher);
@@ -192,6 +213,12 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }
+  }
+  for (const auto kind : kKinds) {
+    const std::string name = "BM_broadphase_rays/bench-7/" + std::string(agrid::scenes::name(kind));
+    benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { bm_broadphase_rays(state, kind); })
+        ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
   }
   benchmark::RegisterBenchmark("BM_resting_step/100k/agrid", bm_resting_step)->Unit(benchmark::kMicrosecond);
   benchmark::Initialize(&argc, argv);

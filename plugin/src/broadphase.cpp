@@ -24,9 +24,10 @@
 namespace agrid {
 namespace {
 
-/// An object whose box has stayed in its fat box for this many updates may join the resting
-/// grid ...
-constexpr std::uint64_t kRestAfterUpdates = 2;
+/// An object whose box has stayed near where its fat box was set for this many updates may join
+/// the resting grid (measured: 2 let bodies drifting at walking pace join and leave again, each
+/// batch a rebuild; 16 keeps them out and still rests a settling stack in a quarter second) ...
+constexpr std::uint64_t kRestAfterUpdates = 16;
 /// ... times 2^backoff, where an object's backoff grows by one (up to this) each time it leaves
 /// the grid soon after joining: bodies rolling through a pile would otherwise join and leave
 /// every few steps, and each batch of them costs a rebuild.
@@ -46,14 +47,22 @@ constexpr std::uint32_t kQueriesPerWork = 256;
   return std::memcmp(&a, &b, sizeof(Box)) == 0;
 }
 
-/// The box an object sits in the structure with: `box` grown on every side by `margin` times its
-/// longest edge. An invalid box stays itself (it pairs with nothing and never rests in a fat box).
-[[nodiscard]] Box fattened(const Box& box, float margin) noexcept {
-  if (margin == 0.0f || !is_valid(box)) return box;
-  const float edge = std::max({box.max.x - box.min.x, box.max.y - box.min.y, box.max.z - box.min.z});
-  float grow = margin * edge;
-  if (!(grow >= 0.0f)) grow = 0.0f;  // an edge of inf - inf: the box is already unbounded there
-  // Rounding to nearest never moves min up or max down, so the fat box always holds the box.
+/// A moving object counts as still only while its box stays within this share of its fat margin
+/// around where the fat box was set: bodies that drift or roll soon leave that and stay moving,
+/// where a jittering one rests; once resting, an object may use all of its fat box.
+constexpr float kSettleShare = 0.25f;
+
+/// How far the fat box of `box` reaches beyond it on every side: `margin` times its longest
+/// edge; 0 for an invalid box (it pairs with nothing and never rests in a fat box).
+[[nodiscard]] float fat_growth(const Box& box, float margin) noexcept {
+  if (margin == 0.0f || !is_valid(box)) return 0.0f;
+  const float grow = margin * std::max({box.max.x - box.min.x, box.max.y - box.min.y, box.max.z - box.min.z});
+  return grow >= 0.0f ? grow : 0.0f;  // an edge of inf - inf: the box is already unbounded there
+}
+
+/// `box` grown by `grow` on every side (never less than `box`: rounding to nearest never moves
+/// min up or max down), or shrunk by -grow.
+[[nodiscard]] Box grown(const Box& box, float grow) noexcept {
   return {{box.min.x - grow, box.min.y - grow, box.min.z - grow}, {box.max.x + grow, box.max.y + grow, box.max.z + grow}};
 }
 
@@ -75,6 +84,7 @@ struct Broadphase::Impl {
     /// Contains `box`; reset when `box` leaves it. The resting grid holds fat boxes, so that
     /// a resting object may jitter inside its fat box and stay where it is.
     Box fat;
+    float growth = 0.0f;           ///< How far `fat` reaches beyond the box it was set around.
     Filter filter;
     std::uint64_t changed_at = 0;  ///< The update count when its box or filter last changed.
     bool alive = false;
@@ -179,6 +189,12 @@ struct Broadphase::Impl {
     }
   }
 
+  /// Sets the object's fat box around its box.
+  void set_fat_box(Object& o) const noexcept {
+    o.growth = fat_growth(o.box, config.fat_margin);
+    o.fat = o.growth > 0.0f ? grown(o.box, o.growth) : o.box;
+  }
+
   /// The resting object `o` leaves its fat box: it waits longer to rest again if it rested only
   /// briefly, and no longer than at first if it rested long.
   void back_off(Object& o) const noexcept {
@@ -234,7 +250,13 @@ Handle Broadphase::create(const Box& box, Filter filter) {
     h = static_cast<Handle>(m.objects.size());
     m.objects.emplace_back();
   }
-  m.objects[h] = Impl::Object{box, fattened(box, m.config.fat_margin), filter, m.updates, true, false, false};
+  m.objects[h] = Impl::Object{};
+  Impl::Object& o = m.objects[h];
+  o.box = box;
+  m.set_fat_box(o);
+  o.filter = filter;
+  o.changed_at = m.updates;
+  o.alive = true;
   ++m.live;
   m.invalid += !is_valid(box);
   m.touch(h);
@@ -244,11 +266,11 @@ Handle Broadphase::create(const Box& box, Filter filter) {
 void Broadphase::set_box(Handle handle, const Box& box) {
   Impl::Object& o = impl_->live_object(handle, "set_box");
   if (same_box(o.box, box)) return;
-  // Within its fat box the object counts as still: it stays in the resting grid (pairs and
-  // queries test the exact box), or may join it. A moving object is marked dirty all the same,
-  // so that queries before the next update see the new box. (Both boxes are valid here, so the
-  // invalid count stands.)
-  if (within(box, o.fat)) {
+  // Within its fat box a resting object stays in the resting grid (pairs and queries test the
+  // exact box); a moving one counts as still, and may join it, while close to where the fat box
+  // was set, and is marked dirty so that queries before the next update see the new box. (Both
+  // boxes are valid here, so the invalid count stands.)
+  if (impl_->config.fat_margin > 0.0f && within(box, o.fat) && (o.resting || within(box, grown(o.fat, -(1.0f - kSettleShare) * o.growth)))) {
     o.box = box;
     if (o.resting) {
       impl_->resting_exact[o.rest_index] = box;
@@ -262,7 +284,7 @@ void Broadphase::set_box(Handle handle, const Box& box) {
   impl_->invalid -= !is_valid(o.box);
   if (o.resting) impl_->back_off(o);
   o.box = box;
-  o.fat = fattened(box, impl_->config.fat_margin);
+  impl_->set_fat_box(o);
   o.changed_at = impl_->updates;
   impl_->touch(handle);
 }

@@ -252,6 +252,9 @@ TEST(Broadphase, SameChangesOnAnyThreadCount) {
 // A stack that settles: boxes in a lattice whose neighbours overlap by about the jitter, or
 // touch, or miss by about it, each moved by up to 1e-4 every step (inside their fat boxes):
 // the pairs are exact every step and only pairs that really began or ended are reported.
+/// Updates after which unchanged objects have joined the resting grid (it takes them after 16).
+constexpr int kUpdatesToRest = 20;
+
 /// A fat margin that holds the jitter of the tests below, and none.
 constexpr float kJitterMargin = 0.1f;
 
@@ -322,7 +325,7 @@ TEST(Broadphase, LeavingTheFatBoxByAnyAmountIsSeenAtOnce) {
         const float x = -1e4f - 2.0f * static_cast<float>(i);
         bp.create({{x, 0, 0}, {x + 1, 1, 1}});
       }
-      for (int i = 0; i < 4; ++i) bp.update();
+      for (int i = 0; i < kUpdatesToRest; ++i) bp.update();
       ASSERT_EQ(bp.stats().resting, kFar + 1);
       Box there = home;
       float* lo = axis == 0 ? &there.min.x : axis == 1 ? &there.min.y : &there.min.z;

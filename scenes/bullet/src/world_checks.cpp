@@ -149,6 +149,16 @@ PairCheck BulletWorld::check_pairs() const {
   return check;
 }
 
+std::size_t BulletWorld::cast_rays_broadphase_only() {
+  std::size_t reported = 0;
+  for (const detail::Ray& ray : contents_->rays()) {
+    RecordingRayCallback callback(ray.from, ray.to);
+    broadphase_->rayTest(ray.from, ray.to, callback);
+    reported += callback.reported.size();
+  }
+  return reported;
+}
+
 RayCheck BulletWorld::check_rays() const {
   RayCheck total;
   const std::vector<StoredBox> boxes = stored_boxes(*world_);

@@ -19,6 +19,10 @@
 
 namespace agrid::bt_test {
 
+/// Updates after which objects whose AABB did not change have joined agrid's resting grid
+/// (Broadphase rests them after 16).
+inline constexpr int kUpdatesToRest = 20;
+
 /// A pair of proxies as (lower unique id, higher unique id).
 using IdPair = std::pair<int, int>;
 

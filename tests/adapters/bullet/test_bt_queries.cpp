@@ -276,7 +276,7 @@ TEST(BulletAdapterQueries, RayTestConvexSweepAndContactTestMatchDbvt) {
   build_query_scene(grid, 41);
   build_query_scene(dbvt, 41);
   ASSERT_NO_FATAL_FAILURE(compare_queries(grid, dbvt, 1, "just created"));
-  detect_collisions(grid, dbvt, 3);
+  detect_collisions(grid, dbvt, kUpdatesToRest);
   EXPECT_GT(grid.grid()->broadphase().stats().resting, 256u);
   ASSERT_NO_FATAL_FAILURE(compare_queries(grid, dbvt, 2, "updated"));
   move_some(grid, dbvt, 3, 60);
@@ -299,7 +299,7 @@ TEST(BulletAdapterQueries, NullPairCacheWorldAnswersQueries) {
   build_query_scene(grid, 43);
   build_query_scene(dbvt, 43);
   ASSERT_NO_FATAL_FAILURE(compare_queries(grid, dbvt, 7, "queries only, just created"));
-  detect_collisions(grid, dbvt, 3);
+  detect_collisions(grid, dbvt, kUpdatesToRest);
   EXPECT_EQ(grid.cache().getNumOverlappingPairs(), 0);
   EXPECT_EQ(grid.grid()->broadphase().stats().pairs, 0u);
   EXPECT_GT(grid.grid()->broadphase().stats().resting, 256u);
@@ -455,7 +455,7 @@ TEST(BulletAdapterQueries, AdversarialRaysMatchBruteForce) {
     }
   };
   ASSERT_NO_FATAL_FAILURE(check_all("just created"));
-  w.step(4);  // the statics rest, the dynamic ones fall
+  w.step(kUpdatesToRest);  // the statics rest, the dynamic ones fall
   ASSERT_NO_FATAL_FAILURE(check_all("stepped"));
   for (std::size_t i = 0; i < bodies.size(); i += 5) {
     bodies[i]->setWorldTransform(btTransform(btQuaternion::getIdentity(), btVector3(3, 40, static_cast<float>(i))));

@@ -162,6 +162,10 @@ class BulletWorld {
   /// every stored AABB. dbvt and sap report fattened leaves, so only agrid promises no extra.
   [[nodiscard]] RayCheck check_rays() const;
 
+  /// Casts the scene's rays of one step through the broadphase alone (no narrowphase), as
+  /// btCollisionWorld prepares them; returns how many objects were reported. For timing rays.
+  std::size_t cast_rays_broadphase_only();
+
   /// What the dynamic bodies are doing now.
   [[nodiscard]] PhysicsSummary summary() const;
 
