@@ -36,8 +36,12 @@ constexpr std::uint8_t kMaxRestBackoff = 6;
 constexpr std::uint64_t kLongRestFactor = 4;
 /// The resting grid is rebuilt when the objects ready to join it are at least this many ...
 constexpr std::uint32_t kMinRestingBatch = 256;
-/// ... and at least 1/kRestingGrowthDivisor of its members; or when that many members have
-/// left it (moved, changed filter, removed), since they still cost in its queries.
+/// ... or, in a world too small for that, at least 1/kSmallWorldShare of its live objects (a
+/// rebuild of a small world costs about a step of its moving set) ...
+constexpr std::uint32_t kSmallWorldShare = 4;
+/// ... and at least 1/kRestingGrowthDivisor of its members (or when the whole moving set is
+/// ready); or when that many members have left it (moved, changed filter, removed), since they
+/// still cost in its queries.
 constexpr std::uint32_t kRestingGrowthDivisor = 8;
 /// Moving objects queried against the resting grid per unit of parallel work.
 constexpr std::uint32_t kQueriesPerWork = 256;
@@ -340,9 +344,13 @@ void Broadphase::Impl::update(bool find_pairs) {
   std::uint32_t ready = 0;
   for (const Handle h : moving_handles) ready += objects[h].ready_to_rest(updates);
   const auto members = static_cast<std::uint32_t>(resting_handles.size());
-  const std::uint32_t batch = std::max(kMinRestingBatch, members / kRestingGrowthDivisor);
+  const std::uint32_t batch =
+      std::max({std::min(kMinRestingBatch, live / kSmallWorldShare), members / kRestingGrowthDivisor, 1u});
+  // When nothing moves any more, one rebuild makes every later step free. (An object that
+  // keeps stopping and starting backs off, so this cannot come back every few steps.)
+  const bool all_still = ready > 0 && ready == moving_handles.size();
   // Resting pairs skipped by update_queries() are needed again as soon as pairs are.
-  const bool rebuild = ready >= batch || resting_left >= batch || (find_pairs && resting_keys_stale);
+  const bool rebuild = ready >= batch || all_still || resting_left >= batch || (find_pairs && resting_keys_stale);
   if (rebuild) {
     if (find_pairs) make_pairs();  // the last update's, to compare with
     rebuild_resting(find_pairs);
