@@ -39,6 +39,10 @@ constexpr std::uint32_t kMinRestingBatch = 256;
 /// ... or, in a world too small for that, at least 1/kSmallWorldShare of its live objects (a
 /// rebuild of a small world costs about a step of its moving set) ...
 constexpr std::uint32_t kSmallWorldShare = 4;
+/// ... and at least 1/kMovingShareToRest of the moving set (every moving object queries the
+/// resting grid, however few rest in it: a handful resting among 50,000 moving would cost them
+/// all a query) ...
+constexpr std::uint32_t kMovingShareToRest = 8;
 /// ... and at least 1/kRestingGrowthDivisor of its members (or when the whole moving set is
 /// ready); or when that many members have left it (moved, changed filter, removed), since they
 /// still cost in its queries.
@@ -344,11 +348,12 @@ void Broadphase::Impl::update(bool find_pairs) {
   std::uint32_t ready = 0;
   for (const Handle h : moving_handles) ready += objects[h].ready_to_rest(updates);
   const auto members = static_cast<std::uint32_t>(resting_handles.size());
-  const std::uint32_t batch =
-      std::max({std::min(kMinRestingBatch, live / kSmallWorldShare), members / kRestingGrowthDivisor, 1u});
+  const auto moving = static_cast<std::uint32_t>(moving_handles.size());
+  const std::uint32_t batch = std::max({std::min(kMinRestingBatch, live / kSmallWorldShare), members / kRestingGrowthDivisor,
+                                        moving / kMovingShareToRest, 1u});
   // When nothing moves any more, one rebuild makes every later step free. (An object that
   // keeps stopping and starting backs off, so this cannot come back every few steps.)
-  const bool all_still = ready > 0 && ready == moving_handles.size();
+  const bool all_still = ready > 0 && ready == moving;
   // Resting pairs skipped by update_queries() are needed again as soon as pairs are.
   const bool rebuild = ready >= batch || all_still || resting_left >= batch || (find_pairs && resting_keys_stale);
   if (rebuild) {
