@@ -278,7 +278,9 @@ void Broadphase::set_box(Handle handle, const Box& box) {
   // exact box); a moving one counts as still, and may join it, while close to where the fat box
   // was set, and is marked dirty so that queries before the next update see the new box. (Both
   // boxes are valid here, so the invalid count stands.)
-  if (impl_->config.fat_margin > 0.0f && within(box, o.fat) && (o.resting || within(box, grown(o.fat, -(1.0f - kSettleShare) * o.growth)))) {
+  const bool still = impl_->config.fat_margin > 0.0f &&
+                     within(box, o.resting ? o.fat : grown(o.fat, -(1.0f - kSettleShare) * o.growth));
+  if (still) {
     o.box = box;
     if (o.resting) {
       impl_->resting_exact[o.rest_index] = box;
