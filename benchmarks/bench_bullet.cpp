@@ -7,10 +7,10 @@
 //   step_ms  the whole step (stepSimulation, and the scene's rays in bench-7)
 //   rest_ms  step_ms - bp_ms (- ray_ms): narrowphase, solver, integration
 //   pairs    pairs in the cache after the last step
-// Bullet's own benchmark scenes (BM_bullet/bench-*) run as the issue measures them: 300 steps
-// from the start, no warm-up, and add means over those steps (the issue's table is of means):
 //   bp_mean_ms, step_mean_ms   the means of bp_ms and step_ms
 //   ray_ms, ray_mean_ms        median and mean of the rays' time (bench-7's 500 rays; else 0)
+// Bullet's own benchmark scenes (BM_bullet/bench-*) run as issue 10 measures them: 300 steps
+// from the start, no warm-up.
 // Run:  agrid-bench-bullet [--benchmark_filter=BM_bullet/scatter.*]
 
 #include <benchmark/benchmark.h>
@@ -75,40 +75,16 @@ double mean(const std::vector<double>& v) {
 
 double ms(std::chrono::nanoseconds t) { return std::chrono::duration<double, std::milli>(t).count(); }
 
-void bm_bullet(benchmark::State& state, AbScene scene, agrid::scenes::BroadphaseKind kind) {
+/// A scene with one broadphase: `warmup_steps` untimed, then one step per iteration; medians and
+/// means of the broadphase, the rays (bench-7) and the whole step. (Bench scenes have their own
+/// body count and ignore `bodies`.)
+void bm_world(benchmark::State& state, std::string_view scene, std::uint32_t bodies, int warmup_steps,
+              agrid::scenes::BroadphaseKind kind) {
   const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, kThreads);
   tbb::task_arena arena(kThreads);
   arena.execute([&] {
-    agrid::scenes::BulletWorld world(scene.name, kind, scene.bodies);
-    for (int i = 0; i < scene.warmup_steps; ++i) world.step();
-    std::vector<double> broadphase_ms;
-    std::vector<double> step_ms;
-    std::vector<double> rest_ms;
-    for (auto _ : state) {
-      const auto start = std::chrono::steady_clock::now();
-      world.step();
-      const double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      const double bp = std::chrono::duration<double, std::milli>(world.broadphase().last_step_time()).count();
-      broadphase_ms.push_back(bp);
-      step_ms.push_back(total);
-      rest_ms.push_back(total - bp);
-    }
-    state.counters["bp_ms"] = median(broadphase_ms);
-    state.counters["step_ms"] = median(step_ms);
-    state.counters["rest_ms"] = median(rest_ms);
-    state.counters["pairs"] = world.pairs();
-    state.counters["bodies"] = static_cast<double>(world.world().getNumCollisionObjects());
-    state.counters["threads"] = kThreads;
-  });
-}
-
-/// One of Bullet's benchmark scenes with one broadphase: every step from the first timed, one per
-/// iteration; medians and means of the broadphase, the rays and the whole step.
-void bm_bench_scene(benchmark::State& state, std::string_view scene, agrid::scenes::BroadphaseKind kind) {
-  const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, kThreads);
-  tbb::task_arena arena(kThreads);
-  arena.execute([&] {
-    agrid::scenes::BulletWorld world(scene, kind, 1);  // the scene has its own body count
+    agrid::scenes::BulletWorld world(scene, kind, bodies);
+    for (int i = 0; i < warmup_steps; ++i) world.step();
     std::vector<double> broadphase_ms;
     std::vector<double> ray_ms;
     std::vector<double> step_ms;
@@ -195,7 +171,9 @@ int main(int argc, char** argv) {
     for (const auto kind : kKinds) {
       const std::string name = std::string("BM_bullet/") + scene.name + "-" + std::to_string(scene.bodies / 1000) + "k/" +
                                std::string(agrid::scenes::name(kind));
-      benchmark::RegisterBenchmark(name.c_str(), [scene, kind](benchmark::State& state) { bm_bullet(state, scene, kind); })
+      benchmark::RegisterBenchmark(name.c_str(), [scene, kind](benchmark::State& state) {
+        bm_world(state, scene.name, scene.bodies, scene.warmup_steps, kind);
+      })
           ->Iterations(scene.timed_steps)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
@@ -207,7 +185,7 @@ int main(int argc, char** argv) {
       const std::string name = "BM_bullet/" + std::string(scene.name) + "/" + std::string(agrid::scenes::name(kind));
       const std::string_view scene_name = scene.name;
       benchmark::RegisterBenchmark(name.c_str(), [scene_name, kind](benchmark::State& state) {
-        bm_bench_scene(state, scene_name, kind);
+        bm_world(state, scene_name, 1, 0, kind);
       })
           ->Iterations(kBenchSceneSteps)
           ->Unit(benchmark::kMillisecond)
