@@ -1,7 +1,6 @@
 // Queries: boxes overlapping a box, boxes hit by a (swept) segment.
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 
