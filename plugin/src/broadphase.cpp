@@ -84,6 +84,26 @@ constexpr float kSettleShare = 0.25f;
   return Pair{static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key)};
 }
 
+/// Appends the keys of `now` not in `before` to `began` and those of `before` not in `now` to
+/// `ended`: both set differences of two sorted key lists, in one pass.
+void sorted_differences(const std::vector<std::uint64_t>& now, const std::vector<std::uint64_t>& before,
+                        std::vector<std::uint64_t>& began, std::vector<std::uint64_t>& ended) {
+  auto n = now.begin();
+  auto b = before.begin();
+  while (n != now.end() && b != before.end()) {
+    if (*n < *b) {
+      began.push_back(*n++);
+    } else if (*b < *n) {
+      ended.push_back(*b++);
+    } else {
+      ++n;
+      ++b;
+    }
+  }
+  began.insert(began.end(), n, now.end());
+  ended.insert(ended.end(), b, before.end());
+}
+
 }  // namespace
 
 struct Broadphase::Impl {
@@ -486,6 +506,7 @@ void Broadphase::Impl::find_moving_pairs() {
     moving_grid.find_pairs(moving_pairs);
     moving_grid_built.store(true, std::memory_order_release);
   }
+  // The pairs are sorted and the moving handles ascending: so are these keys.
   keys.clear();
   for (const auto [i, j] : moving_pairs) {
     const Handle a = moving_handles[i];
@@ -495,10 +516,7 @@ void Broadphase::Impl::find_moving_pairs() {
 
   // Moving x resting: each moving object queries the resting grid, in fixed units of work.
   const auto units = (moving_handles.size() + kQueriesPerWork - 1) / kQueriesPerWork;
-  if (resting_handles.size() - resting_left == 0) {
-    std::sort(keys.begin(), keys.end());
-    return;
-  }
+  if (resting_handles.size() - resting_left == 0) return;
   if (query_keys.size() < units) query_keys.resize(units);
   const auto query_unit = [&](std::size_t u) {
     std::vector<std::uint64_t>& out = query_keys[u];
@@ -517,8 +535,10 @@ void Broadphase::Impl::find_moving_pairs() {
   } else {
     tbb::parallel_for(std::size_t{0}, units, query_unit);
   }
+  const auto moving_moving = static_cast<std::ptrdiff_t>(keys.size());
   for (std::size_t u = 0; u < units; ++u) keys.insert(keys.end(), query_keys[u].begin(), query_keys[u].end());
-  std::sort(keys.begin(), keys.end());
+  std::sort(keys.begin() + moving_moving, keys.end());
+  std::inplace_merge(keys.begin(), keys.begin() + moving_moving, keys.end());
 }
 
 void Broadphase::Impl::make_pairs() const {
@@ -570,17 +590,22 @@ void Broadphase::Impl::walk_resting_candidates() {
   left_keys.clear();
   if (!resting_changed) return;
   resting_changed = false;
+  // Raw pointers: the pushes below would otherwise make the compiler reload every array.
+  const RestingCandidate* const candidates = resting_candidates.data();
+  const Box* const exact = resting_exact.data();
+  const std::uint8_t* const member_live = resting_live.data();
+  std::uint8_t* const hits = resting_hits.data();
   for (std::size_t k = 0; k < resting_candidates.size(); ++k) {
-    const auto [a, b] = resting_candidates[k];
-    const bool both_rest = (resting_live[a] & resting_live[b]) != 0;
+    const auto [a, b] = candidates[k];
+    const bool both_rest = (member_live[a] & member_live[b]) != 0;
     // Candidates' boxes are valid: invalid boxes are in no candidate, and stay put in a fat box.
-    const Box& x = resting_exact[a];
-    const Box& y = resting_exact[b];
+    const Box& x = exact[a];
+    const Box& y = exact[b];
     const bool meet = (x.min.x <= y.max.x) & (y.min.x <= x.max.x) & (x.min.y <= y.max.y) & (y.min.y <= x.max.y) &
                       (x.min.z <= y.max.z) & (y.min.z <= x.max.z);
     const auto hit = static_cast<std::uint8_t>(both_rest & meet);
-    if (hit == resting_hits[k]) continue;
-    resting_hits[k] = hit;
+    if (hit == hits[k]) continue;
+    hits[k] = hit;
     const Pair p{resting_handles[a], resting_handles[b]};
     if (hit != 0) {
       ++resting_pair_count;
@@ -602,8 +627,7 @@ void Broadphase::Impl::diff_changed_pairs() {
   // goes on, one that is not has ended.
   moving_began.clear();
   moving_ended.clear();
-  std::set_difference(keys.begin(), keys.end(), moving_keys.begin(), moving_keys.end(), std::back_inserter(moving_began));
-  std::set_difference(moving_keys.begin(), moving_keys.end(), keys.begin(), keys.end(), std::back_inserter(moving_ended));
+  sorted_differences(keys, moving_keys, moving_began, moving_ended);
   changes.began.clear();
   changes.ended.clear();
   const auto merge_into = [](std::vector<Pair>& out, const std::vector<std::uint64_t>& sorted_keys) {

@@ -8,8 +8,11 @@
 namespace agrid::detail {
 namespace {
 
-/// Below this many keys std::sort beats the radix sort's fixed cost (its histograms).
+/// From this many keys the radix sort beats std::sort whatever the ids ...
 constexpr std::size_t kRadixMinimum = 2048;
+/// ... and below, where the keys are at least this many per counter of its histograms (few ids,
+/// small digits): measured on 64 to 4,096 keys of ids below 100 to 10^6.
+constexpr std::size_t kRadixKeysPerCounter = 2;
 /// Widest radix digit: 2^11 counters fit in L1 beside the data streams.
 constexpr unsigned kMaxDigitBits = 11;
 
@@ -24,6 +27,12 @@ struct Packing {
     const std::uint64_t first = (key >> 32) & ((std::uint64_t{1} << first_bits) - 1);
     return (first << id_bits) | (key & 0xffffffffu);
   }
+  /// The radix sort's passes and the bits of its digits.
+  [[nodiscard]] std::pair<unsigned, unsigned> digits() const noexcept {
+    const unsigned key_bits = first_bits + id_bits;
+    const unsigned passes = std::max(1u, (key_bits + kMaxDigitBits - 1) / kMaxDigitBits);
+    return {passes, (key_bits + passes - 1) / passes};
+  }
   [[nodiscard]] static Pair pair(std::uint64_t key) noexcept {
     return Pair{static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key)};
   }
@@ -32,9 +41,7 @@ struct Packing {
 // LSD radix sort on the packed keys, the last pass writing the Pairs into `out`.
 void radix_sort(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, Packing packing,
                 std::span<Pair> out) {
-  const unsigned key_bits = packing.first_bits + packing.id_bits;
-  const unsigned passes = std::max(1u, (key_bits + kMaxDigitBits - 1) / kMaxDigitBits);
-  const unsigned digit_bits = (key_bits + passes - 1) / passes;
+  const auto [passes, digit_bits] = packing.digits();
   const std::uint64_t digit_mask = (std::uint64_t{1} << digit_bits) - 1;
   if (scratch.size() < keys.size()) scratch.resize(keys.size());
   std::uint64_t* from = keys.data();
@@ -43,7 +50,7 @@ void radix_sort(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t
   for (unsigned pass = 0; pass < passes; ++pass) {
     const unsigned shift = pass * digit_bits;
     const auto digit = [&](std::uint64_t key) { return (packing.pack(key) >> shift) & digit_mask; };
-    std::fill(offsets.begin(), offsets.end(), std::size_t{0});
+    std::fill_n(offsets.begin(), digit_mask + 1, std::size_t{0});
     for (std::size_t i = 0; i < keys.size(); ++i) ++offsets[digit(from[i])];
     std::size_t sum = 0;
     for (std::uint64_t d = 0; d <= digit_mask; ++d) sum += std::exchange(offsets[d], sum);
@@ -62,7 +69,8 @@ void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t
                 std::span<Pair> out, unsigned first_bits) {
   const auto id_bits = static_cast<unsigned>(std::bit_width(id_limit));
   const Packing packing{id_bits, std::min(first_bits, id_bits)};
-  if (keys.size() >= kRadixMinimum) {
+  const auto [passes, digit_bits] = packing.digits();
+  if (keys.size() >= kRadixMinimum || keys.size() >= kRadixKeysPerCounter * passes * (std::size_t{1} << digit_bits)) {
     radix_sort(keys, scratch, packing, out);
     return;
   }
