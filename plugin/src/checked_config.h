@@ -3,7 +3,6 @@
 
 #include <stdexcept>
 #include <string>
-#include <string_view>
 
 #include "agrid/config.h"
 
@@ -11,7 +10,7 @@ namespace agrid::detail {
 
 /// `config` itself; throws std::invalid_argument naming its problem if it is unusable.
 [[nodiscard]] inline const Config& checked(const Config& config) {
-  if (const std::string_view problem = config.problem(); !problem.empty()) {
+  if (const char* problem = config.problem()) {
     throw std::invalid_argument("agrid::Config: " + std::string(problem));
   }
   return config;

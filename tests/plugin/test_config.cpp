@@ -30,7 +30,7 @@ std::vector<Config> unusable_configs() {
 
 TEST(Config, DefaultIsUsable) {
   const Config c;
-  EXPECT_TRUE(c.problem().empty()) << c.problem();
+  EXPECT_EQ(c.problem(), nullptr) << c.problem();
   const Grid grid;
   EXPECT_EQ(grid.config().leaf_capacity, c.leaf_capacity);
   EXPECT_EQ(grid.config().big_span, c.big_span);
@@ -39,7 +39,7 @@ TEST(Config, DefaultIsUsable) {
 
 TEST(Config, ProblemNamesEachUnusableConfig) {
   for (const Config& c : unusable_configs()) {
-    EXPECT_FALSE(c.problem().empty()) << name(c);
+    EXPECT_NE(c.problem(), nullptr) << name(c);
   }
 }
 
@@ -58,13 +58,13 @@ TEST(Config, FatMarginOutsideZeroToOneIsRefused) {
   for (const float margin : {-0.01f, 1.01f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
     Config c;
     c.fat_margin = margin;
-    EXPECT_FALSE(c.problem().empty()) << margin;
+    EXPECT_NE(c.problem(), nullptr) << margin;
     EXPECT_THROW(Broadphase{c}, std::invalid_argument) << margin;
   }
   for (const float margin : {0.0f, 1.0f}) {
     Config c;
     c.fat_margin = margin;
-    EXPECT_TRUE(c.problem().empty()) << margin;
+    EXPECT_EQ(c.problem(), nullptr) << margin;
   }
 }
 
@@ -77,7 +77,7 @@ TEST(Config, BoundaryValuesAreUsable) {
                           make_config(16, 2, 64, 0.0f, 1.0f), make_config(16, 2, 64, 1.0f, 8.0f),
                           make_config(1, 1, 2, 0.0f, 8.0f), make_config(1, 2, 2, 1.0f, 1.0f)}) {
     SCOPED_TRACE(name(c));
-    EXPECT_TRUE(c.problem().empty()) << c.problem();
+    EXPECT_EQ(c.problem(), nullptr) << c.problem();
     Grid grid(c);
     EXPECT_EQ(grid.config().leaf_capacity, c.leaf_capacity);
     EXPECT_EQ(grid.config().big_span, c.big_span);
@@ -93,7 +93,7 @@ TEST(Config, BoundaryValuesAreUsable) {
 TEST(Config, EveryCombinationIsUsable) {
   const auto configs = all_config_combinations();
   EXPECT_EQ(configs.size(), 72u);
-  for (const Config& c : configs) EXPECT_TRUE(c.problem().empty()) << name(c);
+  for (const Config& c : configs) EXPECT_EQ(c.problem(), nullptr) << name(c);
 }
 
 }  // namespace

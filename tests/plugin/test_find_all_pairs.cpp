@@ -132,7 +132,7 @@ class ConfigCombinations : public ::testing::TestWithParam<Config> {};
 
 TEST_P(ConfigCombinations, MatchOracle) {
   const Config& config = GetParam();
-  ASSERT_TRUE(config.problem().empty());
+  ASSERT_EQ(config.problem(), nullptr);
   std::vector<std::vector<Box>> scenes = {
       random_scene(1000, Density::kMedium, 5), random_scene(1000, Density::kVeryDense, 6),
       random_scene(2500, Density::kDense, 7), random_scene(150, Density::kVeryDense, 8),

@@ -53,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(All, Kernels, ::testing::ValuesIn(kKernels),
 TEST(Kernels, AnOutOfRangeKernelIsAProblem) {
   Config config;
   config.kernel = static_cast<Kernel>(7);
-  EXPECT_FALSE(config.problem().empty());
+  EXPECT_NE(config.problem(), nullptr);
   EXPECT_THROW(Grid{config}, std::invalid_argument);
 }
 

@@ -17,25 +17,23 @@
 #include <cxxabi.h>
 #endif
 
+#include "adaptive_grid_proxy.h"
+#include "agrid/broadphase.h"
+#include "agrid/config.h"
 #include "proxy_pool.h"
+#include "scalar_conversion.h"
 #include "watched_pair_cache.h"
 
 namespace {
 
+using agrid::bullet_detail::toBox;
+using agrid::bullet_detail::toSegment;
+
 /// Every group meets every mask: what agrid is told when a user's filter callback decides.
 constexpr agrid::Filter kPassAll{0xffffffffu, 0xffffffffu};
 
-[[nodiscard]] agrid::Box toBox(const btVector3& aabbMin, const btVector3& aabbMax) noexcept {
-  return {{static_cast<float>(aabbMin.x()), static_cast<float>(aabbMin.y()), static_cast<float>(aabbMin.z())},
-          {static_cast<float>(aabbMax.x()), static_cast<float>(aabbMax.y()), static_cast<float>(aabbMax.z())}};
-}
-
 [[nodiscard]] bool sameXyz(const btVector3& a, const btVector3& b) noexcept {
   return a.x() == b.x() && a.y() == b.y() && a.z() == b.z();
-}
-
-[[nodiscard]] agrid::Vec3 toVec3(const btVector3& v) noexcept {
-  return {static_cast<float>(v.x()), static_cast<float>(v.y()), static_cast<float>(v.z())};
 }
 
 [[nodiscard]] agrid::Handle handleOf(const btBroadphaseProxy* proxy) noexcept {
@@ -104,10 +102,79 @@ constexpr agrid::Filter kPassAll{0xffffffffu, 0xffffffffu};
 
 }  // namespace
 
-btAdaptiveGridBroadphase::btAdaptiveGridBroadphase(btOverlappingPairCache* pairCache, const agrid::Config& config)
-    : m_broadphase(config),
-      m_proxyPool(std::make_unique<agrid::bullet_detail::ProxyPool>()),
-      m_pairCache(pairCache) {
+/// Everything behind the public class: the agrid broadphase, the proxies and the pair cache.
+class btAdaptiveGridBroadphase::Impl {
+ public:
+  Impl(btOverlappingPairCache* pairCache, const agrid::Config& config);
+  ~Impl();
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  btBroadphaseProxy* createProxy(const btVector3& aabbMin, const btVector3& aabbMax, void* userPtr,
+                                 int collisionFilterGroup, int collisionFilterMask);
+  void destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher);
+  void setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax);
+  void rayTest(const btVector3& rayFrom, const btVector3& rayTo, btBroadphaseRayCallback& rayCallback,
+               const btVector3& aabbMin, const btVector3& aabbMax);
+  void aabbTest(const btVector3& aabbMin, const btVector3& aabbMax, btBroadphaseAabbCallback& callback);
+  void calculateOverlappingPairs(btDispatcher* dispatcher);
+  void getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const;
+  void printStats() const;
+
+  agrid::Broadphase m_broadphase;
+  btOverlappingPairCache* m_pairCache;
+
+ private:
+  struct ProxyPair {
+    btBroadphaseProxy* first;  ///< The lower unique id.
+    btBroadphaseProxy* second;
+  };
+
+  [[nodiscard]] agrid::Filter filterOf(const btBroadphaseProxy& proxy) const noexcept;
+  void syncFilter(btAdaptiveGridProxy& proxy);
+  void syncAllFilters();
+  [[nodiscard]] bool applyFilterCallback();
+  void removePairs(const std::vector<agrid::Pair>& pairs, btDispatcher* dispatcher);
+  void forgetRefused(const std::vector<agrid::Pair>& ended);
+  void addPairs(const std::vector<agrid::Pair>& began);
+  /// Adds the pairs to the cache, in ascending unique ids; those it refuses go to m_refused.
+  void offer(const std::vector<agrid::Pair>& pairs);
+  void toProxyPairs(const std::vector<agrid::Pair>& pairs, std::vector<ProxyPair>& out) const;
+  [[nodiscard]] bool cacheChangedOutside();
+  [[nodiscard]] bool cacheHoldsAcceptedPairs() const;
+  void reconcile(btDispatcher* dispatcher);
+
+  agrid::bullet_detail::ProxyPool m_proxyPool;
+  /// The cache the adapter owns and watches (null when the user gave one).
+  agrid::bullet_detail::WatchedPairCache* m_watchedCache = nullptr;
+  /// A btNullPairCache was given: no pairs, queries only.
+  bool m_queriesOnly = false;
+  std::vector<btAdaptiveGridProxy*> m_proxies;  ///< By handle; null once destroyed.
+  int m_nextUniqueId = 1;
+  std::uint32_t m_liveProxies = 0;
+  /// Steps counted by calculateOverlappingPairs, and the live proxies whose filter setAabb has
+  /// compared in this step: when that is all of them, no scan is needed. (Exact through the
+  /// proxies' stamps: a proxy given two setAabb calls counts once.)
+  std::uint32_t m_step = 1;
+  std::uint32_t m_filtersChecked = 0;
+  /// The cache's btOverlapFilterCallback as last seen. While one is set it decides pairs on its
+  /// own: agrid does not filter by group and mask and every overlapping pair is offered.
+  btOverlapFilterCallback* m_filterCallback = nullptr;
+  /// A filter changed while a callback decides: the callback is asked again about every pair.
+  bool m_recheckPairs = false;
+  /// Pairs of agrid's set (handles, sorted) that the cache refused (its filter callback):
+  /// offered again every step while they overlap, since the callback's answer may change.
+  std::vector<agrid::Pair> m_refused;
+  // Scratch, kept between steps: pairs offered, in the cache, to remove, missing; as proxies.
+  std::vector<agrid::Pair> m_offered;
+  std::vector<agrid::Pair> m_cached;
+  std::vector<agrid::Pair> m_stale;
+  std::vector<agrid::Pair> m_missing;
+  std::vector<ProxyPair> m_scratch;
+};
+
+btAdaptiveGridBroadphase::Impl::Impl(btOverlappingPairCache* pairCache, const agrid::Config& config)
+    : m_broadphase(config), m_pairCache(pairCache) {
   if (pairCache != nullptr && pairCache->hasDeferredRemoval()) {
     m_queriesOnly = keepsNoPairs(*pairCache);
     if (!m_queriesOnly) {
@@ -123,7 +190,7 @@ btAdaptiveGridBroadphase::btAdaptiveGridBroadphase(btOverlappingPairCache* pairC
   }
 }
 
-btAdaptiveGridBroadphase::~btAdaptiveGridBroadphase() {
+btAdaptiveGridBroadphase::Impl::~Impl() {
   for (btAdaptiveGridProxy* proxy : m_proxies) {
     if (proxy != nullptr) proxy->~btAdaptiveGridProxy();  // the pool frees the memory
   }
@@ -133,18 +200,18 @@ btAdaptiveGridBroadphase::~btAdaptiveGridBroadphase() {
   }
 }
 
-agrid::Filter btAdaptiveGridBroadphase::filterOf(const btBroadphaseProxy& proxy) const noexcept {
+agrid::Filter btAdaptiveGridBroadphase::Impl::filterOf(const btBroadphaseProxy& proxy) const noexcept {
   if (m_filterCallback != nullptr) return kPassAll;
   return {static_cast<std::uint32_t>(proxy.m_collisionFilterGroup), static_cast<std::uint32_t>(proxy.m_collisionFilterMask)};
 }
 
-btBroadphaseProxy* btAdaptiveGridBroadphase::createProxy(const btVector3& aabbMin, const btVector3& aabbMax,
-                                                         int /*shapeType*/, void* userPtr, int collisionFilterGroup,
-                                                         int collisionFilterMask, btDispatcher* /*dispatcher*/) {
+btBroadphaseProxy* btAdaptiveGridBroadphase::Impl::createProxy(const btVector3& aabbMin, const btVector3& aabbMax,
+                                                               void* userPtr, int collisionFilterGroup,
+                                                               int collisionFilterMask) {
   if (m_nextUniqueId == std::numeric_limits<int>::max()) {
     throw std::length_error("btAdaptiveGridBroadphase::createProxy: unique ids exhausted");
   }
-  void* memory = m_proxyPool->allocate();
+  void* memory = m_proxyPool.allocate();
   auto* proxy = new (memory) btAdaptiveGridProxy(aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask);
   proxy->m_uniqueId = m_nextUniqueId++;  // from 1, never reused, as btDbvtBroadphase
   proxy->m_agridGroup = collisionFilterGroup;
@@ -157,7 +224,7 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::createProxy(const btVector3& aabbMi
   } catch (...) {
     if (created) m_broadphase.remove(proxy->m_handle);  // no object without its proxy
     proxy->~btAdaptiveGridProxy();
-    m_proxyPool->release(proxy);
+    m_proxyPool.release(proxy);
     throw;
   }
   m_proxies[proxy->m_handle] = proxy;
@@ -167,7 +234,7 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::createProxy(const btVector3& aabbMi
   return proxy;
 }
 
-void btAdaptiveGridBroadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) {
+void btAdaptiveGridBroadphase::Impl::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) {
   auto* p = static_cast<btAdaptiveGridProxy*>(proxy);
   // Bullet expects the proxy's pairs gone at once; the next update reports them as ended, and
   // then finds nothing left to remove.
@@ -180,11 +247,11 @@ void btAdaptiveGridBroadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatch
   --m_liveProxies;
   if (p->m_filterCheckedStep == m_step && m_filtersChecked > 0) --m_filtersChecked;
   p->~btAdaptiveGridProxy();
-  m_proxyPool->release(p);
+  m_proxyPool.release(p);
 }
 
-void btAdaptiveGridBroadphase::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
-                                       btDispatcher* /*dispatcher*/) {
+void btAdaptiveGridBroadphase::Impl::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin,
+                                             const btVector3& aabbMax) {
   // A filter changed on the live proxy (Bullet code may do that) is passed on first, also for
   // objects that do not move. The step's stamp counts the proxies checked here, so that
   // calculateOverlappingPairs scans the others only when there are others.
@@ -200,14 +267,9 @@ void btAdaptiveGridBroadphase::setAabb(btBroadphaseProxy* proxy, const btVector3
   m_broadphase.set_box(p->m_handle, toBox(aabbMin, aabbMax));
 }
 
-void btAdaptiveGridBroadphase::getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const {
-  aabbMin = proxy->m_aabbMin;
-  aabbMax = proxy->m_aabbMax;
-}
-
-void btAdaptiveGridBroadphase::rayTest(const btVector3& rayFrom, const btVector3& rayTo,
-                                       btBroadphaseRayCallback& rayCallback, const btVector3& aabbMin,
-                                       const btVector3& aabbMax) {
+void btAdaptiveGridBroadphase::Impl::rayTest(const btVector3& rayFrom, const btVector3& rayTo,
+                                             btBroadphaseRayCallback& rayCallback, const btVector3& aabbMin,
+                                             const btVector3& aabbMax) {
   // Bullet's ray callbacks carry the distance along the ray that matters (m_lambda_max): a
   // shorter one ends the segment early, as in btDbvtBroadphase. A value that is not a length
   // (NaN, negative, past the end) leaves the whole ray.
@@ -217,16 +279,15 @@ void btAdaptiveGridBroadphase::rayTest(const btVector3& rayFrom, const btVector3
   if (length > 0 && rayCallback.m_lambda_max >= 0 && rayCallback.m_lambda_max < length) {
     end = rayFrom + direction * (rayCallback.m_lambda_max / length);
   }
-  const agrid::Segment segment{toVec3(rayFrom), toVec3(end), toBox(aabbMin, aabbMax)};
-  m_broadphase.for_each_hit(segment, [&](agrid::Handle h) { rayCallback.process(m_proxies[h]); });
+  m_broadphase.for_each_hit(toSegment(rayFrom, end, aabbMin, aabbMax), [&](agrid::Handle h) { rayCallback.process(m_proxies[h]); });
 }
 
-void btAdaptiveGridBroadphase::aabbTest(const btVector3& aabbMin, const btVector3& aabbMax,
-                                        btBroadphaseAabbCallback& callback) {
+void btAdaptiveGridBroadphase::Impl::aabbTest(const btVector3& aabbMin, const btVector3& aabbMax,
+                                              btBroadphaseAabbCallback& callback) {
   m_broadphase.for_each_overlap(toBox(aabbMin, aabbMax), [&](agrid::Handle h) { callback.process(m_proxies[h]); });
 }
 
-void btAdaptiveGridBroadphase::syncFilter(btAdaptiveGridProxy& proxy) {
+void btAdaptiveGridBroadphase::Impl::syncFilter(btAdaptiveGridProxy& proxy) {
   proxy.m_agridGroup = proxy.m_collisionFilterGroup;
   proxy.m_agridMask = proxy.m_collisionFilterMask;
   // A filter callback may read groups and masks: it is asked again about every pair.
@@ -237,7 +298,7 @@ void btAdaptiveGridBroadphase::syncFilter(btAdaptiveGridProxy& proxy) {
   }
 }
 
-void btAdaptiveGridBroadphase::syncAllFilters() {
+void btAdaptiveGridBroadphase::Impl::syncAllFilters() {
   // Proxies that got no setAabb this step (static objects with setForceUpdateAllAabbs(false),
   // sleeping ones, proxies made by hand) may have had their filter changed all the same.
   if (m_filtersChecked < m_liveProxies) {
@@ -251,7 +312,7 @@ void btAdaptiveGridBroadphase::syncAllFilters() {
   m_filtersChecked = 0;
 }
 
-bool btAdaptiveGridBroadphase::applyFilterCallback() {
+bool btAdaptiveGridBroadphase::Impl::applyFilterCallback() {
   // A user's filter callback may accept pairs that groups and masks refuse: then agrid offers
   // every overlapping pair and the cache decides, as it does for btDbvtBroadphase. When the
   // callback comes, goes or is replaced, every pair is asked about again.
@@ -267,7 +328,7 @@ bool btAdaptiveGridBroadphase::applyFilterCallback() {
   return true;
 }
 
-void btAdaptiveGridBroadphase::toProxyPairs(const std::vector<agrid::Pair>& pairs, std::vector<ProxyPair>& out) const {
+void btAdaptiveGridBroadphase::Impl::toProxyPairs(const std::vector<agrid::Pair>& pairs, std::vector<ProxyPair>& out) const {
   out.clear();
   for (const auto [a, b] : pairs) {
     btBroadphaseProxy* pa = m_proxies[a];
@@ -283,7 +344,7 @@ void btAdaptiveGridBroadphase::toProxyPairs(const std::vector<agrid::Pair>& pair
   });
 }
 
-void btAdaptiveGridBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
+void btAdaptiveGridBroadphase::Impl::calculateOverlappingPairs(btDispatcher* dispatcher) {
   if (m_queriesOnly) {  // btNullPairCache: keep the queries current, find no pairs
     m_broadphase.update_queries();
     return;
@@ -304,19 +365,19 @@ void btAdaptiveGridBroadphase::calculateOverlappingPairs(btDispatcher* dispatche
   m_recheckPairs = false;
 }
 
-void btAdaptiveGridBroadphase::removePairs(const std::vector<agrid::Pair>& pairs, btDispatcher* dispatcher) {
+void btAdaptiveGridBroadphase::Impl::removePairs(const std::vector<agrid::Pair>& pairs, btDispatcher* dispatcher) {
   toProxyPairs(pairs, m_scratch);
   for (const ProxyPair& p : m_scratch) m_pairCache->removeOverlappingPair(p.first, p.second, dispatcher);
 }
 
-void btAdaptiveGridBroadphase::forgetRefused(const std::vector<agrid::Pair>& ended) {
+void btAdaptiveGridBroadphase::Impl::forgetRefused(const std::vector<agrid::Pair>& ended) {
   if (m_refused.empty() || ended.empty()) return;
   m_offered.clear();
   std::set_difference(m_refused.begin(), m_refused.end(), ended.begin(), ended.end(), std::back_inserter(m_offered));
   std::swap(m_refused, m_offered);
 }
 
-void btAdaptiveGridBroadphase::addPairs(const std::vector<agrid::Pair>& began) {
+void btAdaptiveGridBroadphase::Impl::addPairs(const std::vector<agrid::Pair>& began) {
   // The pairs that began, and those refused before (the callback may accept them now).
   m_offered.clear();
   std::merge(began.begin(), began.end(), m_refused.begin(), m_refused.end(), std::back_inserter(m_offered));
@@ -324,7 +385,7 @@ void btAdaptiveGridBroadphase::addPairs(const std::vector<agrid::Pair>& began) {
   offer(m_offered);
 }
 
-void btAdaptiveGridBroadphase::offer(const std::vector<agrid::Pair>& pairs) {
+void btAdaptiveGridBroadphase::Impl::offer(const std::vector<agrid::Pair>& pairs) {
   toProxyPairs(pairs, m_scratch);
   for (const ProxyPair& p : m_scratch) {
     if (m_pairCache->addOverlappingPair(p.first, p.second) == nullptr) m_refused.push_back(handlePair(p.first, p.second));
@@ -332,13 +393,13 @@ void btAdaptiveGridBroadphase::offer(const std::vector<agrid::Pair>& pairs) {
   std::sort(m_refused.begin(), m_refused.end());
 }
 
-bool btAdaptiveGridBroadphase::cacheChangedOutside() {
+bool btAdaptiveGridBroadphase::Impl::cacheChangedOutside() {
   if (m_watchedCache != nullptr) return m_watchedCache->take_outside_edits();
   // A user's cache cannot be watched: compare what it holds with what it should hold.
   return !cacheHoldsAcceptedPairs();
 }
 
-bool btAdaptiveGridBroadphase::cacheHoldsAcceptedPairs() const {
+bool btAdaptiveGridBroadphase::Impl::cacheHoldsAcceptedPairs() const {
   // agrid's pairs less the refused ones, against the cache's pairs: same count, same sum of
   // signatures. One pass over each, no lookups.
   const std::span<const agrid::Pair> all = m_broadphase.pairs();
@@ -358,7 +419,7 @@ bool btAdaptiveGridBroadphase::cacheHoldsAcceptedPairs() const {
   return actual == expected;
 }
 
-void btAdaptiveGridBroadphase::reconcile(btDispatcher* dispatcher) {
+void btAdaptiveGridBroadphase::Impl::reconcile(btDispatcher* dispatcher) {
   // Make the cache hold exactly agrid's pairs that its filter accepts now: remove what agrid
   // does not have and what the filter now refuses (kept as refused), offer what is missing.
   m_cached.clear();
@@ -387,7 +448,7 @@ void btAdaptiveGridBroadphase::reconcile(btDispatcher* dispatcher) {
   offer(m_missing);
 }
 
-void btAdaptiveGridBroadphase::getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const {
+void btAdaptiveGridBroadphase::Impl::getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const {
   // Bounds of all proxies with valid AABBs; an empty world reports a zero box.
   bool any = false;
   for (const btAdaptiveGridProxy* proxy : m_proxies) {
@@ -404,11 +465,7 @@ void btAdaptiveGridBroadphase::getBroadphaseAabb(btVector3& aabbMin, btVector3& 
   if (!any) aabbMin = aabbMax = btVector3(0, 0, 0);
 }
 
-void btAdaptiveGridBroadphase::resetPool(btDispatcher* /*dispatcher*/) {
-  // Nothing is pooled: memory is kept for reuse by the next steps and freed with the broadphase.
-}
-
-void btAdaptiveGridBroadphase::printStats() {
+void btAdaptiveGridBroadphase::Impl::printStats() const {
   const agrid::BroadphaseStats s = m_broadphase.stats();
   std::printf(
       "btAdaptiveGridBroadphase: %u objects (%u moving, %u resting, %u invalid), %u pairs, %llu resting rebuilds, "
@@ -416,3 +473,64 @@ void btAdaptiveGridBroadphase::printStats() {
       s.objects, s.moving, s.resting, s.invalid, s.pairs, static_cast<unsigned long long>(s.resting_rebuilds),
       s.bytes_held);
 }
+
+// ---- The public class: every call goes to the implementation --------------------------------
+
+btAdaptiveGridBroadphase::btAdaptiveGridBroadphase(btOverlappingPairCache* pairCache)
+    : btAdaptiveGridBroadphase(pairCache, agrid::Config{}) {}
+
+btAdaptiveGridBroadphase::btAdaptiveGridBroadphase(btOverlappingPairCache* pairCache, const agrid::Config& config)
+    : m_impl(std::make_unique<Impl>(pairCache, config)) {}
+
+btAdaptiveGridBroadphase::~btAdaptiveGridBroadphase() = default;
+
+btBroadphaseProxy* btAdaptiveGridBroadphase::createProxy(const btVector3& aabbMin, const btVector3& aabbMax,
+                                                         int /*shapeType*/, void* userPtr, int collisionFilterGroup,
+                                                         int collisionFilterMask, btDispatcher* /*dispatcher*/) {
+  return m_impl->createProxy(aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask);
+}
+
+void btAdaptiveGridBroadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) {
+  m_impl->destroyProxy(proxy, dispatcher);
+}
+
+void btAdaptiveGridBroadphase::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
+                                       btDispatcher* /*dispatcher*/) {
+  m_impl->setAabb(proxy, aabbMin, aabbMax);
+}
+
+void btAdaptiveGridBroadphase::getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const {
+  aabbMin = proxy->m_aabbMin;
+  aabbMax = proxy->m_aabbMax;
+}
+
+void btAdaptiveGridBroadphase::rayTest(const btVector3& rayFrom, const btVector3& rayTo,
+                                       btBroadphaseRayCallback& rayCallback, const btVector3& aabbMin,
+                                       const btVector3& aabbMax) {
+  m_impl->rayTest(rayFrom, rayTo, rayCallback, aabbMin, aabbMax);
+}
+
+void btAdaptiveGridBroadphase::aabbTest(const btVector3& aabbMin, const btVector3& aabbMax,
+                                        btBroadphaseAabbCallback& callback) {
+  m_impl->aabbTest(aabbMin, aabbMax, callback);
+}
+
+void btAdaptiveGridBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
+  m_impl->calculateOverlappingPairs(dispatcher);
+}
+
+btOverlappingPairCache* btAdaptiveGridBroadphase::getOverlappingPairCache() { return m_impl->m_pairCache; }
+
+const btOverlappingPairCache* btAdaptiveGridBroadphase::getOverlappingPairCache() const { return m_impl->m_pairCache; }
+
+void btAdaptiveGridBroadphase::getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const {
+  m_impl->getBroadphaseAabb(aabbMin, aabbMax);
+}
+
+void btAdaptiveGridBroadphase::resetPool(btDispatcher* /*dispatcher*/) {
+  // Nothing is pooled: memory is kept for reuse by the next steps and freed with the broadphase.
+}
+
+void btAdaptiveGridBroadphase::printStats() { m_impl->printStats(); }
+
+const agrid::Broadphase& btAdaptiveGridBroadphase::broadphase() const { return m_impl->m_broadphase; }

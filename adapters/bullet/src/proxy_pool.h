@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "agrid/bullet/btAdaptiveGridBroadphase.h"
+#include "adaptive_grid_proxy.h"
 
 namespace agrid::bullet_detail {
 

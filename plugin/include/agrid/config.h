@@ -1,15 +1,15 @@
 #pragma once
-// Config: the tuning knobs of the adaptive grid, each with a measured default.
+// Config: the tuning knobs of the adaptive grid, each with a measured default. C++11 and later,
+// so that a Bullet project of any standard can tune btAdaptiveGridBroadphase.
 
 #include <cstdint>
-#include <string_view>
 
 namespace agrid {
 
 /// The deepest level of the grid: the root is level 0 and each level splits a cell 4x4x4, so
 /// cells are quantised on a lattice of 4^kMaxDepth = 2^24 steps per axis: every lattice
 /// coordinate is an integer a float holds exactly.
-inline constexpr std::uint32_t kMaxDepth = 12;
+constexpr std::uint32_t kMaxDepth = 12;
 
 /// Which instruction set the pair kernel uses.
 enum class Kernel : std::uint8_t {
@@ -59,8 +59,8 @@ struct Config {
   /// unchanged. The default is measured (docs/benchmarks.md).
   float fat_margin = 0.1f;
 
-  /// Empty if the configuration is usable, else what is wrong with it.
-  [[nodiscard]] std::string_view problem() const noexcept {
+  /// Null if the configuration is usable, else what is wrong with it.
+  const char* problem() const noexcept {
     if (leaf_capacity < 1) return "leaf_capacity must be at least 1";
     if (big_span < 1 || big_span > 2) return "big_span must be 1 or 2";
     if (!(max_staying_share >= 0.0f && max_staying_share <= 1.0f)) return "max_staying_share must be in [0, 1]";
@@ -69,7 +69,7 @@ struct Config {
     if (!(fat_margin >= 0.0f && fat_margin <= 1.0f)) return "fat_margin must be in [0, 1]";
     if (task_entries < 1) return "task_entries must be at least 1";
     if (static_cast<std::uint8_t>(kernel) > static_cast<std::uint8_t>(Kernel::avx512)) return "kernel is not a Kernel";
-    return {};
+    return nullptr;
   }
 };
 
