@@ -1,16 +1,23 @@
-// Consumer of the installed agrid::bullet: the one-line swap in a Bullet world. A box falls on
-// a static plane and must come to rest on it, touching it (one pair in the cache).
-// Exits 0 only if it does.
+// Consumer of agrid::bullet, however it was taken (installed package, pkg-config, a
+// subproject), in any C++ standard from 11: the one-line swap in a Bullet world. A box falls on
+// a static plane and must come to rest on it, touching it (one pair in the cache); agrid's
+// version must be the one the build expects (EXPECTED_VERSION, when given).
+// Exits 0 only if both hold.
 
 #include <agrid/bullet/btAdaptiveGridBroadphase.h>
+#include <agrid/config.h>
+#include <agrid/version.h>
 #include <btBulletDynamicsCommon.h>
 
 #include <cstdio>
+#include <cstring>
 
 int main() {
   btDefaultCollisionConfiguration configuration;
   btCollisionDispatcher dispatcher(&configuration);
-  btAdaptiveGridBroadphase broadphase;  // was: btDbvtBroadphase broadphase;
+  agrid::Config config;  // optional tuning, here the default fat margin set by hand
+  config.fat_margin = 0.1f;
+  btAdaptiveGridBroadphase broadphase(nullptr, config);  // was: btDbvtBroadphase broadphase;
   btSequentialImpulseConstraintSolver solver;
   btDiscreteDynamicsWorld world(&dispatcher, &broadphase, &solver, &configuration);
   world.setGravity(btVector3(0, -10, 0));
@@ -34,8 +41,16 @@ int main() {
   const int pairs = broadphase.getOverlappingPairCache()->getNumOverlappingPairs();
   world.removeRigidBody(&box);
   world.removeRigidBody(&ground);
+#ifdef EXPECTED_VERSION
+  if (std::strcmp(AGRID_VERSION_STRING, EXPECTED_VERSION) != 0) {
+    std::printf("consumer: agrid/version.h says %s, the build expected %s\n", AGRID_VERSION_STRING, EXPECTED_VERSION);
+    return 1;
+  }
+#endif
   if (pairs == 1 && height > 0.4f && height < 0.6f) {
-    std::printf("consumer: ok, the box rests at y = %.3f with 1 pair\n", static_cast<double>(height));
+    std::printf("consumer: ok, agrid %s, %s precision, C++%ld: the box rests at y = %.3f with 1 pair\n",
+                AGRID_VERSION_STRING, sizeof(btScalar) == 8 ? "double" : "single", __cplusplus / 100 % 100,
+                static_cast<double>(height));
     return 0;
   }
   std::printf("consumer: expected the box at y = 0.5 with 1 pair, got y = %.3f and %d pairs\n",
