@@ -1,7 +1,8 @@
 // btScalar to agrid's floats (adapters/bullet/src/scalar_conversion.h), compiled twice: with
 // Bullet's default float btScalar, where every conversion must be exact, and with
 // BT_USE_DOUBLE_PRECISION, where boxes must round outward and a ray's swept box must cover what
-// rounding moved its ends, so that no overlap and no hit is ever lost.
+// rounding moved its ends, so that no overlap and no hit is ever lost. Tests of rounding that
+// only double has are compiled for double only.
 
 #include <gtest/gtest.h>
 
@@ -29,6 +30,7 @@ constexpr float kFloatDenormMin = std::numeric_limits<float>::denorm_min();
 const btScalar kInf = std::numeric_limits<btScalar>::infinity();
 const btScalar kNaN = std::numeric_limits<btScalar>::quiet_NaN();
 
+#if defined(BT_USE_DOUBLE_PRECISION)
 // x lies in [down, up], and down and up are the same float (x is one) or adjacent floats.
 void expect_tight(btScalar x, float down, float up) {
   SCOPED_TRACE(testing::Message() << "x = " << static_cast<double>(x));
@@ -36,6 +38,7 @@ void expect_tight(btScalar x, float down, float up) {
   EXPECT_GE(static_cast<double>(up), static_cast<double>(x));
   EXPECT_TRUE(down == up || std::nextafter(down, kFloatInf) == up);
 }
+#endif
 
 TEST(ScalarConversion, ExactValuesStayExact) {
   for (const btScalar x : {btScalar(0), btScalar(-0.0), btScalar(0.5), btScalar(-3), btScalar(1e-3f), btScalar(kFloatMax),
@@ -52,8 +55,8 @@ TEST(ScalarConversion, NanStaysNan) {
   EXPECT_FALSE(agrid::is_valid(toBox(btVector3(0, 0, 0), btVector3(1, kNaN, 1))));
 }
 
+#if defined(BT_USE_DOUBLE_PRECISION)
 TEST(ScalarConversion, ValuesBetweenTwoFloatsRoundOutward) {
-  if (!kDouble) GTEST_SKIP() << "float btScalar: no value lies between two floats";
   const double one_and_a_bit = 1.0 + std::ldexp(1.0, -30);  // between 1 and the next float
   EXPECT_EQ(roundDown(btScalar(one_and_a_bit)), 1.0f);
   EXPECT_EQ(roundUp(btScalar(one_and_a_bit)), std::nextafter(1.0f, 2.0f));
@@ -63,9 +66,10 @@ TEST(ScalarConversion, ValuesBetweenTwoFloatsRoundOutward) {
     expect_tight(btScalar(x), roundDown(btScalar(x)), roundUp(btScalar(x)));
   }
 }
+#endif
 
+#if defined(BT_USE_DOUBLE_PRECISION)
 TEST(ScalarConversion, BeyondTheFloatsRangeRoundsToTheLargestFloatOrInfinity) {
-  if (!kDouble) GTEST_SKIP() << "float btScalar: nothing lies beyond the floats";
   EXPECT_EQ(roundDown(btScalar(1e300)), kFloatMax);
   EXPECT_EQ(roundUp(btScalar(1e300)), kFloatInf);
   EXPECT_EQ(roundDown(btScalar(-1e300)), -kFloatInf);
@@ -75,9 +79,10 @@ TEST(ScalarConversion, BeyondTheFloatsRangeRoundsToTheLargestFloatOrInfinity) {
   EXPECT_EQ(roundDown(btScalar(past)), kFloatMax);
   EXPECT_EQ(roundUp(btScalar(past)), kFloatInf);
 }
+#endif
 
+#if defined(BT_USE_DOUBLE_PRECISION)
 TEST(ScalarConversion, DenormalsAndValuesBelowThemRoundOutward) {
-  if (!kDouble) GTEST_SKIP() << "float btScalar: denormals are floats";
   const double tiny = 1e-50;  // far below the smallest float denormal
   EXPECT_EQ(roundDown(btScalar(tiny)), 0.0f);
   EXPECT_EQ(roundUp(btScalar(tiny)), kFloatDenormMin);
@@ -87,6 +92,7 @@ TEST(ScalarConversion, DenormalsAndValuesBelowThemRoundOutward) {
   expect_tight(btScalar(denormal), roundDown(btScalar(denormal)), roundUp(btScalar(denormal)));
   expect_tight(btScalar(-denormal), roundDown(btScalar(-denormal)), roundUp(btScalar(-denormal)));
 }
+#endif
 
 TEST(ScalarConversion, RandomValuesOfEveryMagnitudeAreBracketedTightly) {
   std::mt19937_64 rng(20261123);
@@ -193,8 +199,8 @@ TEST(ScalarConversion, ASegmentGrazingABoxEdgeStillHitsIt) {
   EXPECT_TRUE(agrid::hits(toSegment(from, to, btVector3(0, 0, 0), btVector3(0, 0, 0)), toBox(lo, hi)));
 }
 
+#if defined(BT_USE_DOUBLE_PRECISION)
 TEST(ScalarConversion, ADiagonalThroughABoxEdgeStillHitsItWhenRoundingMovesItsEnds) {
-  if (!kDouble) GTEST_SKIP() << "float btScalar: the ends are floats";
   // In the z = 0.5 plane, a segment of slope 1 through the box's edge x = 1, y = 0, and nowhere
   // else in the box [0, 1]^3. Both ends round to nearest floats further along +x (from by
   // 3 * 2^-30, to by 2^-30), so the float segment passes just outside the edge: only the swept
@@ -209,14 +215,16 @@ TEST(ScalarConversion, ADiagonalThroughABoxEdgeStillHitsItWhenRoundingMovesItsEn
   ASSERT_FALSE(agrid::hits(plain, toBox(lo, hi))) << "the ends no longer round away from the edge";
   EXPECT_TRUE(agrid::hits(toSegment(from, to, btVector3(0, 0, 0), btVector3(0, 0, 0)), toBox(lo, hi)));
 }
+#endif
 
+#if !defined(BT_USE_DOUBLE_PRECISION)
 TEST(ScalarConversion, SingleSegmentsAreExactInFloat) {
-  if (kDouble) GTEST_SKIP() << "double btScalar: the swept box grows by the rounding";
   const agrid::Segment s = toSegment(btVector3(1, 2, 3), btVector3(4, 5, 6), btVector3(-1, -2, -3), btVector3(1, 2, 3));
   EXPECT_EQ(s.from.x, 1.0f);
   EXPECT_EQ(s.to.z, 6.0f);
   EXPECT_EQ(s.extent.min.y, -2.0f);
   EXPECT_EQ(s.extent.max.z, 3.0f);
 }
+#endif
 
 }  // namespace
