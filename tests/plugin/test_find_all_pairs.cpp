@@ -3,7 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <cfloat>
 #include <cmath>
@@ -231,6 +236,71 @@ TEST(Determinism, AnyThreadCountSameOutput) {
     EXPECT_TRUE(same_pairs(expected, from_grid, boxes)) << threads << " threads";
   }
 }
+
+// ---- the per-thread workspace ------------------------------------------------------------
+// find_all_pairs keeps its grid or tree per thread between calls; nothing of one call may leak
+// into the next: sizes, configs, grid and tree, threads, calls nested in tasks.
+
+TEST(FindAllPairsWorkspace, CallsOfChangingSizesAndConfigsMatchTheOracle) {
+  Config small_leaves;
+  small_leaves.leaf_capacity = 4;
+  Config tree_early;
+  tree_early.tree_min_boxes = 500;
+  const Config configs[] = {Config{}, small_leaves, tree_early};
+  const std::vector<Box> scenes_in_turn[] = {random_scene(3000, Density::kDense, 31), random_scene(10, Density::kDense, 32),
+                                            {}, random_scene(25000, Density::kMedium, 33),
+                                            scenes::make_scene("bad-input", 1.0, 34).boxes,
+                                            random_scene(700, Density::kVeryDense, 35)};
+  for (int threads : {1, 2}) {
+    in_arena(threads, [&] {
+      for (int round = 0; round < 2; ++round) {
+        for (const Config& config : configs) {
+          for (const auto& boxes : scenes_in_turn) {
+            ASSERT_TRUE(same_pairs(oracle::pairs(boxes), find_all_pairs(boxes, config), boxes))
+                << threads << " threads, " << boxes.size() << " boxes, leaf_capacity " << config.leaf_capacity
+                << ", tree_min_boxes " << config.tree_min_boxes;
+          }
+        }
+      }
+    });
+  }
+}
+
+TEST(FindAllPairsWorkspace, CallsFromTasksOnManyThreadsMatchTheOracle) {
+  // Each task calls find_all_pairs, and calls of 20,000 boxes run the tree, whose waiting thread
+  // may pick up another task of this loop while its own call is under way.
+  std::vector<std::vector<Box>> scenes_by_task;
+  for (int i = 0; i < 12; ++i) scenes_by_task.push_back(random_scene(i % 3 == 0 ? 20000 : 800, Density::kDense, 40 + i));
+  std::vector<std::vector<Pair>> found(scenes_by_task.size());
+  in_arena(4, [&] {
+    tbb::parallel_for(std::size_t{0}, scenes_by_task.size(), [&](std::size_t i) { found[i] = find_all_pairs(scenes_by_task[i]); });
+  });
+  for (std::size_t i = 0; i < scenes_by_task.size(); ++i) {
+    EXPECT_TRUE(same_pairs(oracle::pairs(scenes_by_task[i]), found[i], scenes_by_task[i])) << "task " << i;
+  }
+}
+
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+// Heap bytes in use (glibc; AddressSanitizer's allocator does not report here).
+std::size_t heap_in_use() { return mallinfo2().uordblks; }
+
+TEST(FindAllPairsWorkspace, MemoryOfABigCallIsFreedAfterASeriesOfSmallOnes) {
+  const std::vector<Box> big = random_scene(300000, Density::kMedium, 50);
+  const std::vector<Box> small = random_scene(1000, Density::kMedium, 51);
+  in_arena(1, [&] {
+    (void)find_all_pairs(small);
+    const std::size_t before = heap_in_use();
+    (void)find_all_pairs(big);
+    const std::size_t held = heap_in_use() - std::min(heap_in_use(), before);
+    ASSERT_GT(held, std::size_t{10} << 20) << "the big call's structure should be kept for the next call";
+    // The workspace keeps it for 8 small calls in a row (kShrinkAfterCalls), then frees it.
+    for (int call = 0; call < 7; ++call) (void)find_all_pairs(small);
+    EXPECT_GT(heap_in_use(), before + held / 2) << "freed before 8 small calls";
+    (void)find_all_pairs(small);
+    EXPECT_LT(heap_in_use(), before + held / 10) << "still held after 8 small calls";
+  });
+}
+#endif
 
 // Many boxes let the root split straight into its grandchildren, after a sample says that pays.
 // Boxes too large for the grandchildren stay with the root; if the sample missed that they are

@@ -59,6 +59,11 @@ struct Config {
   /// unchanged. The default is measured (docs/benchmarks.md).
   float fat_margin = 0.1f;
 
+#if __cplusplus >= 202002L
+  /// Field by field (C++20: agrid's own code compares configs; C++11 users tune, never compare).
+  bool operator==(const Config&) const = default;
+#endif
+
   /// Null if the configuration is usable, else what is wrong with it.
   const char* problem() const noexcept {
     if (leaf_capacity < 1) return "leaf_capacity must be at least 1";
