@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "agrid/box.h"
+#include "agrid/float_rounding.h"
 #include "agrid/segment.h"
 
 namespace agrid::bullet_detail {
@@ -20,18 +21,9 @@ namespace agrid::bullet_detail {
 [[nodiscard]] inline float roundDown(float x) noexcept { return x; }
 [[nodiscard]] inline float roundUp(float x) noexcept { return x; }
 
-/// The largest float <= x; -inf, +inf and NaN stay what they are (beyond the floats' range a
-/// finite x gives +-FLT_MAX or -inf).
-[[nodiscard]] inline float roundDown(double x) noexcept {
-  const auto f = static_cast<float>(x);  // to nearest: at most one float off
-  return static_cast<double>(f) > x ? std::nextafter(f, -std::numeric_limits<float>::infinity()) : f;
-}
-
-/// The smallest float >= x; as roundDown.
-[[nodiscard]] inline float roundUp(double x) noexcept {
-  const auto f = static_cast<float>(x);
-  return static_cast<double>(f) < x ? std::nextafter(f, std::numeric_limits<float>::infinity()) : f;
-}
+/// The float nearest below (roundDown) or above (roundUp) a double (agrid/float_rounding.h).
+[[nodiscard]] inline float roundDown(double x) noexcept { return round_down(x); }
+[[nodiscard]] inline float roundUp(double x) noexcept { return round_up(x); }
 
 /// The AABB [aabbMin, aabbMax] as the smallest float box that holds it.
 [[nodiscard]] inline Box toBox(const btVector3& aabbMin, const btVector3& aabbMax) noexcept {

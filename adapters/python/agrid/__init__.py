@@ -1,0 +1,39 @@
+"""agrid: every overlapping pair of N axis-aligned boxes, fast, exact and deterministic.
+
+Boxes are NumPy arrays: (N, 3) mins and maxs, or one (N, 6) array (min x, y, z, max x, y, z).
+float32 is used as is (an (N, 6) C-contiguous float32 array is read in place); other real dtypes
+are rounded outward to float32, so no overlap is lost. Boxes are closed (touching boxes
+overlap); a box with a NaN or min > max overlaps nothing. Pairs come back as (K, 2) uint32
+arrays of rows (i, j) with i < j, sorted. agrid works with the GIL released, on
+get_num_threads() threads.
+
+    >>> import numpy as np, agrid
+    >>> mins = np.array([[0, 0, 0], [0.5, 0.5, 0.5], [5, 5, 5]], dtype=np.float32)
+    >>> agrid.find_all_pairs(mins, mins + 1)
+    array([[0, 1]], dtype=uint32)
+
+find_all_pairs for one call; Grid and Tree to keep memory between frames and to query boxes and
+segments; Broadphase for objects that come, move and go, with the pairs that began and ended.
+"""
+
+from ._agrid import (
+    Broadphase,
+    Config,
+    Grid,
+    Kernel,
+    Tree,
+    find_all_pairs,
+    get_num_threads,
+    set_num_threads,
+)
+
+__all__ = [
+    "Broadphase",
+    "Config",
+    "Grid",
+    "Kernel",
+    "Tree",
+    "find_all_pairs",
+    "get_num_threads",
+    "set_num_threads",
+]

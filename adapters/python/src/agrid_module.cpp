@@ -1,0 +1,408 @@
+// agrid._agrid: the library for Python through pybind11, NumPy arrays in and out. Boxes come as
+// (N, 3) arrays of mins and maxs (any real dtype; float32 as is, others rounded outward to
+// float32 so that no overlap is lost) or as one (N, 6) array [min x, y, z, max x, y, z] (float32
+// C-contiguous: read in place). agrid works with the GIL released, in the module's thread arena.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "agrid/agrid.h"
+#include "agrid/float_rounding.h"
+
+namespace py = pybind11;
+
+namespace {
+
+using agrid::Box;
+using agrid::Pair;
+
+// ---- threads ----------------------------------------------------------------------------------
+
+/// The arena agrid runs in: all cores unless set_num_threads() said otherwise.
+std::unique_ptr<tbb::task_arena>& arena() {
+  static std::unique_ptr<tbb::task_arena> held;
+  return held;
+}
+
+/// Runs `work` without the GIL, in the module's arena.
+template <class Work>
+auto run(Work&& work) {
+  const py::gil_scoped_release no_gil;
+  if (arena() == nullptr) return work();
+  return arena()->execute(std::forward<Work>(work));
+}
+
+void set_num_threads(int threads) {
+  if (threads < 0) throw py::value_error("set_num_threads: the count must be 0 (all cores) or more");
+  arena() = threads == 0 ? nullptr : std::make_unique<tbb::task_arena>(threads);
+}
+
+int get_num_threads() {
+  return arena() == nullptr ? tbb::this_task_arena::max_concurrency() : arena()->max_concurrency();
+}
+
+// ---- arrays in --------------------------------------------------------------------------------
+
+/// `object` as a NumPy array of real numbers (TypeError otherwise), with `columns` columns and,
+/// if rows >= 0, that many rows (ValueError otherwise).
+py::array real_rows(const py::handle& object, const char* name, py::ssize_t columns, py::ssize_t rows = -1) {
+  py::array array = py::array::ensure(object);
+  if (!array) throw py::type_error(std::string(name) + " must be an array of numbers");
+  const char kind = array.dtype().kind();
+  if (kind != 'f' && kind != 'i' && kind != 'u') {
+    throw py::type_error(std::string(name) + " must hold real numbers, not " + std::string(py::str(array.dtype())));
+  }
+  if (array.ndim() != 2 || array.shape(1) != columns || (rows >= 0 && array.shape(0) != rows)) {
+    std::string want = "(" + (rows >= 0 ? std::to_string(rows) : std::string("N")) + ", " + std::to_string(columns) + ")";
+    throw py::value_error(std::string(name) + " must have shape " + want + ", got " + std::string(py::str(array.attr("shape"))));
+  }
+  return array;
+}
+
+/// Fills `boxes` from row accessors of mins and maxs: (i, axis) -> value, each rounded by
+/// `down` (mins) and `up` (maxs).
+template <class Lo, class Hi, class Down, class Up>
+void fill_boxes(std::vector<Box>& boxes, const Lo& lo, const Hi& hi, Down down, Up up) {
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    const auto r = static_cast<py::ssize_t>(i);
+    boxes[i] = {{down(lo(r, 0)), down(lo(r, 1)), down(lo(r, 2))}, {up(hi(r, 0)), up(hi(r, 1)), up(hi(r, 2))}};
+  }
+}
+
+/// Boxes from (N, 3) mins and maxs: float32 copied as is, other dtypes rounded outward.
+std::vector<Box> boxes_from(const py::handle& mins, const py::handle& maxs) {
+  const py::array lo = real_rows(mins, "mins", 3);
+  const py::array hi = real_rows(maxs, "maxs", 3, lo.shape(0));
+  std::vector<Box> boxes(static_cast<std::size_t>(lo.shape(0)));
+  if (lo.dtype().is(py::dtype::of<float>()) && hi.dtype().is(py::dtype::of<float>())) {
+    const auto l = py::array_t<float>(lo).unchecked<2>();
+    const auto h = py::array_t<float>(hi).unchecked<2>();
+    const auto same = [](float x) { return x; };
+    fill_boxes(boxes, l, h, same, same);
+  } else {
+    using Doubles = py::array_t<double, py::array::forcecast>;
+    const auto l = Doubles(lo).unchecked<2>();
+    const auto h = Doubles(hi).unchecked<2>();
+    fill_boxes(boxes, l, h, agrid::round_down, agrid::round_up);
+  }
+  return boxes;
+}
+
+/// Boxes from one (N, 6) array, or from mins and maxs; `keep` holds what the span reads.
+std::span<const Box> boxes_of(const py::handle& boxes_or_mins, const py::handle& maxs, std::vector<Box>& storage, py::object& keep) {
+  if (!maxs.is_none()) {
+    storage = boxes_from(boxes_or_mins, maxs);
+    return storage;
+  }
+  const py::array all = real_rows(boxes_or_mins, "boxes", 6);
+  if (all.dtype().is(py::dtype::of<float>()) && (all.flags() & py::array::c_style) != 0) {
+    keep = all;  // read in place: a Box is six floats, min then max
+    return {static_cast<const Box*>(all.data()), static_cast<std::size_t>(all.shape(0))};
+  }
+  storage.resize(static_cast<std::size_t>(all.shape(0)));
+  const auto rows = py::array_t<double, py::array::forcecast>(all).unchecked<2>();
+  const auto lo = [&rows](py::ssize_t i, py::ssize_t axis) { return rows(i, axis); };
+  const auto hi = [&rows](py::ssize_t i, py::ssize_t axis) { return rows(i, axis + 3); };
+  fill_boxes(storage, lo, hi, agrid::round_down, agrid::round_up);
+  return storage;
+}
+
+/// A point from 3 reals, rounded down or up to floats (nearest for float input).
+agrid::Vec3 point_of(const py::handle& object, const char* name, bool round_up) {
+  const py::array_t<double, py::array::forcecast> p = py::array::ensure(object);
+  if (!p || p.ndim() != 1 || p.shape(0) != 3) throw py::value_error(std::string(name) + " must be 3 numbers");
+  const auto r = p.unchecked<1>();
+  const auto round = [round_up](double x) { return round_up ? agrid::round_up(x) : agrid::round_down(x); };
+  return {round(r(0)), round(r(1)), round(r(2))};
+}
+
+agrid::Vec3 nearest_point(const py::handle& object, const char* name) {
+  const py::array_t<double, py::array::forcecast> p = py::array::ensure(object);
+  if (!p || p.ndim() != 1 || p.shape(0) != 3) throw py::value_error(std::string(name) + " must be 3 numbers");
+  const auto r = p.unchecked<1>();
+  return {static_cast<float>(r(0)), static_cast<float>(r(1)), static_cast<float>(r(2))};
+}
+
+Box box_of(const py::handle& min, const py::handle& max) { return {point_of(min, "min", false), point_of(max, "max", true)}; }
+
+// ---- arrays out -------------------------------------------------------------------------------
+
+/// A vector handed to NumPy without a copy: the array owns it.
+template <class T>
+py::array_t<T> owning_array(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
+  auto* held = new std::vector<T>(std::move(values));
+  const py::capsule owner(held, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(shape, held->data(), owner);
+}
+
+/// Pairs as a (K, 2) uint32 array, without a copy.
+py::array_t<std::uint32_t> pair_array(std::vector<Pair>&& pairs) {
+  static_assert(sizeof(Pair) == 2 * sizeof(std::uint32_t));
+  const auto count = static_cast<py::ssize_t>(pairs.size());
+  std::vector<std::uint32_t> flat(2 * pairs.size());
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    flat[2 * k] = pairs[k].first;
+    flat[2 * k + 1] = pairs[k].second;
+  }
+  return owning_array(std::move(flat), {count, 2});
+}
+
+/// Per query, the indices it found: CSR (offsets of M + 1, indices).
+py::tuple csr(std::vector<std::uint64_t>&& offsets, std::vector<std::uint32_t>&& indices) {
+  const auto queries = static_cast<py::ssize_t>(offsets.size());
+  const auto found = static_cast<py::ssize_t>(indices.size());
+  return py::make_tuple(owning_array(std::move(offsets), {queries}), owning_array(std::move(indices), {found}));
+}
+
+/// Runs query(i, out) for every row i < rows, gathering CSR arrays.
+template <class Query>
+py::tuple batch(py::ssize_t rows, Query&& query) {
+  std::vector<std::uint64_t> offsets{0};
+  std::vector<std::uint32_t> indices;
+  run([&] {
+    std::vector<std::uint32_t> found;
+    for (py::ssize_t i = 0; i < rows; ++i) {
+      query(i, found);
+      indices.insert(indices.end(), found.begin(), found.end());
+      offsets.push_back(indices.size());
+    }
+  });
+  return csr(std::move(offsets), std::move(indices));
+}
+
+py::array_t<std::uint32_t> index_array(std::vector<std::uint32_t>&& indices) {
+  const auto n = static_cast<py::ssize_t>(indices.size());
+  return owning_array(std::move(indices), {n});
+}
+
+// ---- the classes -------------------------------------------------------------------------------
+
+/// A Grid with the boxes' rows it was built from, for the batch queries.
+class PyGrid {
+ public:
+  explicit PyGrid(const agrid::Config& config) : grid_(config) {}
+
+  void build(const py::handle& boxes_or_mins, const py::handle& maxs) {
+    std::vector<Box> storage;
+    py::object keep;
+    const std::span<const Box> boxes = boxes_of(boxes_or_mins, maxs, storage, keep);
+    run([&] { grid_.build(boxes); });
+  }
+
+  py::array_t<std::uint32_t> find_pairs() {
+    std::vector<Pair> pairs;
+    run([&] { grid_.find_pairs(pairs); });
+    return pair_array(std::move(pairs));
+  }
+
+  py::array_t<std::uint32_t> query_box(const py::handle& min, const py::handle& max) const {
+    const Box box = box_of(min, max);
+    std::vector<std::uint32_t> out;
+    run([&] { grid_.query(box, out); });
+    return index_array(std::move(out));
+  }
+
+  py::tuple query_boxes(const py::handle& mins, const py::handle& maxs) const {
+    const std::vector<Box> boxes = boxes_from(mins, maxs);
+    return batch(static_cast<py::ssize_t>(boxes.size()),
+                 [&](py::ssize_t i, std::vector<std::uint32_t>& out) { grid_.query(boxes[static_cast<std::size_t>(i)], out); });
+  }
+
+  py::array_t<std::uint32_t> query_segment(const py::handle& from, const py::handle& to) const {
+    const agrid::Segment segment{nearest_point(from, "start"), nearest_point(to, "end")};
+    std::vector<std::uint32_t> out;
+    run([&] { grid_.query(segment, out); });
+    return index_array(std::move(out));
+  }
+
+  py::tuple query_segments(const py::handle& starts, const py::handle& ends) const {
+    const py::array_t<double, py::array::forcecast> a = real_rows(starts, "starts", 3);
+    const py::array_t<double, py::array::forcecast> b = real_rows(ends, "ends", 3, a.shape(0));
+    const auto s = a.unchecked<2>();
+    const auto e = b.unchecked<2>();
+    return batch(a.shape(0), [&](py::ssize_t i, std::vector<std::uint32_t>& out) {
+      const agrid::Segment segment{{static_cast<float>(s(i, 0)), static_cast<float>(s(i, 1)), static_cast<float>(s(i, 2))},
+                                   {static_cast<float>(e(i, 0)), static_cast<float>(e(i, 1)), static_cast<float>(e(i, 2))}};
+      grid_.query(segment, out);
+    });
+  }
+
+  [[nodiscard]] const agrid::Config& config() const { return grid_.config(); }
+
+ private:
+  agrid::Grid grid_;
+};
+
+class PyTree {
+ public:
+  explicit PyTree(const agrid::Config& config) : tree_(config) {}
+
+  void build(const py::handle& boxes_or_mins, const py::handle& maxs) {
+    std::vector<Box> storage;
+    py::object keep;
+    const std::span<const Box> boxes = boxes_of(boxes_or_mins, maxs, storage, keep);
+    run([&] { tree_.build(boxes); });
+  }
+
+  py::array_t<std::uint32_t> find_pairs() {
+    std::vector<Pair> pairs;
+    run([&] { tree_.find_pairs(pairs); });
+    return pair_array(std::move(pairs));
+  }
+
+  [[nodiscard]] const agrid::Config& config() const { return tree_.config(); }
+
+ private:
+  agrid::Tree tree_;
+};
+
+py::array_t<std::uint32_t> find_all_pairs(const py::handle& boxes_or_mins, const py::handle& maxs, const agrid::Config& config) {
+  std::vector<Box> storage;
+  py::object keep;
+  const std::span<const Box> boxes = boxes_of(boxes_or_mins, maxs, storage, keep);
+  std::vector<Pair> pairs = run([&] { return agrid::find_all_pairs(boxes, config); });
+  return pair_array(std::move(pairs));
+}
+
+py::tuple changes_of(const agrid::PairChanges& changes) {
+  return py::make_tuple(pair_array(std::vector<Pair>(changes.began)), pair_array(std::vector<Pair>(changes.ended)));
+}
+
+py::array_t<std::uint32_t> handles_meeting(const agrid::Broadphase& broadphase, const auto& query) {
+  std::vector<std::uint32_t> out;
+  run([&] {
+    const auto visit = [&out](agrid::Handle h) {
+      out.push_back(h);
+      return true;
+    };
+    if constexpr (std::is_same_v<std::decay_t<decltype(query)>, Box>) {
+      broadphase.for_each_overlap(query, visit);
+    } else {
+      broadphase.for_each_hit(query, visit);
+    }
+  });
+  std::sort(out.begin(), out.end());
+  return index_array(std::move(out));
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_agrid, m) {
+  m.doc() = "agrid: every overlapping pair of N axis-aligned boxes, fast (the native part of the agrid package)";
+
+  py::enum_<agrid::Kernel>(m, "Kernel", "The instruction set of the pair kernel; all give the same pairs.")
+      .value("automatic", agrid::Kernel::automatic)
+      .value("scalar", agrid::Kernel::scalar)
+      .value("avx2", agrid::Kernel::avx2)
+      .value("avx512", agrid::Kernel::avx512);
+
+  py::class_<agrid::Config>(m, "Config", "Tuning of the adaptive grid; the defaults are measured (docs/benchmarks.md).")
+      .def(py::init<>())
+      .def_readwrite("leaf_capacity", &agrid::Config::leaf_capacity, "A cell of at most this many boxes is a leaf.")
+      .def_readwrite("big_span", &agrid::Config::big_span, "Boxes spanning more child cells than this (1 or 2) stay with their node.")
+      .def_readwrite("max_staying_share", &agrid::Config::max_staying_share, "A cell splits only if at most this share of its boxes would stay.")
+      .def_readwrite("max_copies_per_box", &agrid::Config::max_copies_per_box, "A cell splits only if its children hold at most this many copies per box.")
+      .def_readwrite("sweep_threshold", &agrid::Config::sweep_threshold, "Leaves longer than this are swept instead of tested all against all.")
+      .def_readwrite("kernel", &agrid::Config::kernel, "The pair kernel's instruction set.")
+      .def_readwrite("tree_min_boxes", &agrid::Config::tree_min_boxes, "find_all_pairs uses the tree of grids from this many boxes, with more than one thread.")
+      .def_readwrite("task_entries", &agrid::Config::task_entries, "Box copies per task of the tree of grids.")
+      .def_readwrite("fat_margin", &agrid::Config::fat_margin, "Broadphase: fat boxes grow by this share of the longest edge.")
+      .def("problem", [](const agrid::Config& c) -> py::object {
+        const char* p = c.problem();
+        return p == nullptr ? py::object(py::none()) : py::object(py::str(p));
+      }, "None if the config is usable, else what is wrong with it.")
+      .def("__repr__", [](const agrid::Config& c) {
+        return "Config(leaf_capacity=" + std::to_string(c.leaf_capacity) + ", big_span=" + std::to_string(c.big_span) +
+               ", max_staying_share=" + std::to_string(c.max_staying_share) + ", max_copies_per_box=" +
+               std::to_string(c.max_copies_per_box) + ", sweep_threshold=" + std::to_string(c.sweep_threshold) +
+               ", tree_min_boxes=" + std::to_string(c.tree_min_boxes) + ", task_entries=" + std::to_string(c.task_entries) +
+               ", fat_margin=" + std::to_string(c.fat_margin) + ")";
+      });
+
+  m.def("set_num_threads", &set_num_threads, py::arg("threads"),
+        "Runs agrid on this many threads (0: all cores, the default).");
+  m.def("get_num_threads", &get_num_threads, "The threads agrid runs on.");
+
+  m.def("find_all_pairs", &find_all_pairs, py::arg("mins"), py::arg("maxs") = py::none(), py::arg("config") = agrid::Config{},
+        "Every pair of overlapping boxes, as a (K, 2) uint32 array of rows (i, j), i < j, sorted.\n\n"
+        "Boxes are (N, 3) arrays of mins and maxs, or one (N, 6) array (min x, y, z, max x, y, z; float32\n"
+        "C-contiguous is read in place). Other dtypes than float32 are rounded outward to float32, so no\n"
+        "overlap is lost. Boxes are closed; a box with a NaN or min > max overlaps nothing.");
+
+  py::class_<PyGrid>(m, "Grid", "The sparse linear adaptive grid, kept between builds (a warm build allocates nothing).")
+      .def(py::init<const agrid::Config&>(), py::arg("config") = agrid::Config{})
+      .def("build", &PyGrid::build, py::arg("mins"), py::arg("maxs") = py::none(), "Rebuilds the grid over the boxes (as find_all_pairs takes them).")
+      .def("find_pairs", &PyGrid::find_pairs, "Every overlapping pair, (K, 2) uint32, sorted.")
+      .def("query_box", &PyGrid::query_box, py::arg("min"), py::arg("max"), "Indices of the boxes overlapping the box, sorted.")
+      .def("query_boxes", &PyGrid::query_boxes, py::arg("mins"), py::arg("maxs"),
+           "For (M, 3) query boxes: (offsets of M + 1, indices); query i found indices[offsets[i]:offsets[i + 1]].")
+      .def("query_segment", &PyGrid::query_segment, py::arg("start"), py::arg("end"), "Indices of the boxes the segment hits, sorted.")
+      .def("query_segments", &PyGrid::query_segments, py::arg("starts"), py::arg("ends"),
+           "For (M, 3) segment ends: (offsets of M + 1, indices), as query_boxes.")
+      .def_property_readonly("config", &PyGrid::config);
+
+  py::class_<PyTree>(m, "Tree", "The tree of adaptive grids: the same pairs as a Grid, on all threads.")
+      .def(py::init<const agrid::Config&>(), py::arg("config") = agrid::Config{})
+      .def("build", &PyTree::build, py::arg("mins"), py::arg("maxs") = py::none(), "Rebuilds the tree over the boxes.")
+      .def("find_pairs", &PyTree::find_pairs, "Every overlapping pair, (K, 2) uint32, sorted.")
+      .def_property_readonly("config", &PyTree::config);
+
+  py::class_<agrid::Broadphase>(m, "Broadphase",
+                                "Objects that come, move and go; update() gives the pairs that began and ended.")
+      .def(py::init<const agrid::Config&>(), py::arg("config") = agrid::Config{})
+      .def("add", [](agrid::Broadphase& b, const py::handle& min, const py::handle& max, std::uint32_t group, std::uint32_t mask) {
+        return b.create(box_of(min, max), {group, mask});
+      }, py::arg("min"), py::arg("max"), py::arg("group") = 1u, py::arg("mask") = 0xffffffffu,
+         "Adds an object; returns its handle. Two objects may pair iff each one's group meets the other's mask.")
+      .def("set_box", [](agrid::Broadphase& b, agrid::Handle h, const py::handle& min, const py::handle& max) {
+        b.set_box(h, box_of(min, max));
+      }, py::arg("handle"), py::arg("min"), py::arg("max"), "Moves the object.")
+      .def("set_filter", [](agrid::Broadphase& b, agrid::Handle h, std::uint32_t group, std::uint32_t mask) {
+        b.set_filter(h, {group, mask});
+      }, py::arg("handle"), py::arg("group"), py::arg("mask"), "Sets the object's filter.")
+      .def("remove", &agrid::Broadphase::remove, py::arg("handle"), "Removes the object; its pairs end at the next update().")
+      .def("update", [](agrid::Broadphase& b) {
+        const agrid::PairChanges* changes = nullptr;
+        run([&] { changes = &b.update(); });
+        return changes_of(*changes);
+      }, "Brings the pairs up to date: (began, ended), each a (K, 2) uint32 array of handle pairs, sorted.")
+      .def("pairs", [](const agrid::Broadphase& b) {
+        std::vector<Pair> all;
+        run([&] {
+          const std::span<const Pair> p = b.pairs();
+          all.assign(p.begin(), p.end());
+        });
+        return pair_array(std::move(all));
+      }, "All pairs as of the last update(), (K, 2) uint32, sorted.")
+      .def("query_box", [](const agrid::Broadphase& b, const py::handle& min, const py::handle& max) {
+        return handles_meeting(b, box_of(min, max));
+      }, py::arg("min"), py::arg("max"), "Handles of the objects whose current box overlaps the box, sorted.")
+      .def("query_segment", [](const agrid::Broadphase& b, const py::handle& from, const py::handle& to) {
+        return handles_meeting(b, agrid::Segment{nearest_point(from, "start"), nearest_point(to, "end")});
+      }, py::arg("start"), py::arg("end"), "Handles of the objects whose current box the segment hits, sorted.")
+      .def("contains", &agrid::Broadphase::contains, py::arg("handle"), "True iff the handle is a live object.")
+      .def("__contains__", &agrid::Broadphase::contains)
+      .def("stats", [](const agrid::Broadphase& b) {
+        const agrid::BroadphaseStats s = b.stats();
+        py::dict d;
+        d["objects"] = s.objects;
+        d["moving"] = s.moving;
+        d["resting"] = s.resting;
+        d["invalid"] = s.invalid;
+        d["pairs"] = s.pairs;
+        d["resting_rebuilds"] = s.resting_rebuilds;
+        d["bytes_held"] = s.bytes_held;
+        return d;
+      }, "Counts describing the last update().");
+}
