@@ -1,10 +1,11 @@
 # Driven by the install.* tests (see CMakeLists.txt) with cmake -P: builds and runs a consumer
 # that takes agrid one way, with nothing from agrid's build tree but what that way gives.
-# Inputs: TAKE (package, pkgconfig, add_subdirectory or fetchcontent), WORK_DIR,
+# Inputs: TAKE (package, pkgconfig, add_subdirectory, fetchcontent or python), WORK_DIR,
 # CONSUMER_SOURCE_DIR, GENERATOR, CXX_COMPILER, CXX_FLAGS, CONFIG, SANITIZE, TBB_DIR,
 # CONSUMER_CXX_STANDARD, AGRID_EXPECTED_VERSION; AGRID_BUILD_DIR (installed: package, pkgconfig)
 # or AGRID_SOURCE_DIR (built inside the consumer: add_subdirectory, fetchcontent);
-# AGRID_COMPONENT (package) or PC_MODULE (pkgconfig). Every step that fails fails the test.
+# AGRID_COMPONENT (package), PC_MODULE (pkgconfig), or PYTHON and PYTHON_DIR (python). Every step
+# that fails fails the test.
 cmake_minimum_required(VERSION 3.25)
 
 foreach(var TAKE WORK_DIR CONSUMER_SOURCE_DIR GENERATOR CXX_COMPILER)
@@ -67,7 +68,22 @@ endif()
 string(STRIP "${flags}" flags)
 
 set(consumer_exe "${consumer_build}/consumer")
-if(TAKE STREQUAL "pkgconfig")
+if(TAKE STREQUAL "python")
+  # The Python package, installed: imported from the prefix's Python path alone.
+  install_agrid()
+  set(ENV{PYTHONPATH} "${prefix}/${PYTHON_DIR}")
+  # Lines, not semicolons: CMake would split the argument at them.
+  string(JOIN "\n" script
+    "import agrid, numpy as np"
+    "assert agrid.__file__.startswith('${prefix}'), agrid.__file__"
+    "p = agrid.find_all_pairs(np.zeros((2, 3)), np.ones((2, 3)))"
+    "assert p.tolist() == [[0, 1]], p"
+    "print('consumer: ok, agrid imported from', agrid.__file__)")
+  run_step(run "${PYTHON}" -c "${script}")
+  string(STRIP "${step_output}" step_output)
+  message(STATUS "install.${TAKE}: ${step_output}")
+  return()
+elseif(TAKE STREQUAL "pkgconfig")
   # A Makefile user: pkg-config gives the flags, the compiler is called directly.
   install_agrid()
   file(MAKE_DIRECTORY "${consumer_build}")

@@ -85,16 +85,16 @@ std::vector<Box> boxes_from(const py::handle& mins, const py::handle& maxs) {
   const py::array lo = real_rows(mins, "mins", 3);
   const py::array hi = real_rows(maxs, "maxs", 3, lo.shape(0));
   std::vector<Box> boxes(static_cast<std::size_t>(lo.shape(0)));
+  // The typed arrays are named: a converted one must outlive the accessors reading it.
   if (lo.dtype().is(py::dtype::of<float>()) && hi.dtype().is(py::dtype::of<float>())) {
-    const auto l = py::array_t<float>(lo).unchecked<2>();
-    const auto h = py::array_t<float>(hi).unchecked<2>();
+    const py::array_t<float> l(lo);
+    const py::array_t<float> h(hi);
     const auto same = [](float x) { return x; };
-    fill_boxes(boxes, l, h, same, same);
+    fill_boxes(boxes, l.unchecked<2>(), h.unchecked<2>(), same, same);
   } else {
-    using Doubles = py::array_t<double, py::array::forcecast>;
-    const auto l = Doubles(lo).unchecked<2>();
-    const auto h = Doubles(hi).unchecked<2>();
-    fill_boxes(boxes, l, h, agrid::round_down, agrid::round_up);
+    const py::array_t<double, py::array::forcecast> l(lo);
+    const py::array_t<double, py::array::forcecast> h(hi);
+    fill_boxes(boxes, l.unchecked<2>(), h.unchecked<2>(), agrid::round_down, agrid::round_up);
   }
   return boxes;
 }
@@ -111,7 +111,8 @@ std::span<const Box> boxes_of(const py::handle& boxes_or_mins, const py::handle&
     return {static_cast<const Box*>(all.data()), static_cast<std::size_t>(all.shape(0))};
   }
   storage.resize(static_cast<std::size_t>(all.shape(0)));
-  const auto rows = py::array_t<double, py::array::forcecast>(all).unchecked<2>();
+  const py::array_t<double, py::array::forcecast> converted(all);
+  const auto rows = converted.unchecked<2>();
   const auto lo = [&rows](py::ssize_t i, py::ssize_t axis) { return rows(i, axis); };
   const auto hi = [&rows](py::ssize_t i, py::ssize_t axis) { return rows(i, axis + 3); };
   fill_boxes(storage, lo, hi, agrid::round_down, agrid::round_up);

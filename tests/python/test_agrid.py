@@ -1,0 +1,320 @@
+"""The Python package against NumPy brute force: seeded random and adversarial arrays, every
+input form, the Broadphase against a model of random updates, and the errors of bad input."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import agrid
+
+
+# ---- references ------------------------------------------------------------------------------
+
+
+def valid(mins, maxs):
+    """Rows that take part: no NaN and min <= max on every axis."""
+    return np.all(mins <= maxs, axis=1)
+
+
+def brute_pairs(mins, maxs):
+    """Every overlapping pair (i < j) of closed boxes, sorted, as a (K, 2) uint32 array."""
+    mins = np.asarray(mins, dtype=np.float64)
+    maxs = np.asarray(maxs, dtype=np.float64)
+    n = len(mins)
+    ok = valid(mins, maxs)
+    pairs = []
+    for i in range(n):
+        if not ok[i]:
+            continue
+        j = np.arange(i + 1, n)
+        hit = ok[i + 1 :] & np.all((mins[i] <= maxs[i + 1 :]) & (mins[i + 1 :] <= maxs[i]), axis=1)
+        pairs.extend((i, k) for k in j[hit])
+    return np.array(pairs, dtype=np.uint32).reshape(-1, 2)
+
+
+def brute_query(mins, maxs, qmin, qmax):
+    ok = valid(mins, maxs)
+    hit = ok & np.all((mins <= qmax) & (qmin <= maxs), axis=1)
+    return np.flatnonzero(hit).astype(np.uint32)
+
+
+def segment_hits(mins, maxs, start, end):
+    """Indices of boxes a closed segment meets: slabs in float64 (float32 inputs are exact)."""
+    start = np.asarray(start, dtype=np.float64)
+    d = np.asarray(end, dtype=np.float64) - start
+    out = []
+    for i, (lo, hi) in enumerate(zip(mins.astype(np.float64), maxs.astype(np.float64))):
+        if not np.all(lo <= hi):
+            continue
+        t0, t1 = 0.0, 1.0
+        for a in range(3):
+            if d[a] == 0:
+                if start[a] < lo[a] or start[a] > hi[a]:
+                    t0, t1 = 1.0, 0.0
+                continue
+            u, v = (lo[a] - start[a]) / d[a], (hi[a] - start[a]) / d[a]
+            t0, t1 = max(t0, min(u, v)), min(t1, max(u, v))
+        if t0 <= t1:
+            out.append(i)
+    return np.array(out, dtype=np.uint32)
+
+
+def random_boxes(n, seed, extent=10.0, size=1.0, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    mins = rng.uniform(0, extent, (n, 3)).astype(dtype)
+    maxs = (mins + rng.uniform(0, size, (n, 3))).astype(dtype)
+    return mins, maxs
+
+
+def adversarial_boxes():
+    """NaN rows, inverted rows, infinite and huge boxes, touching faces, duplicates, points."""
+    nan, inf = np.nan, np.inf
+    mins = np.array(
+        [[0, 0, 0], [1, 0, 0], [nan, 0, 0], [2, 2, 2], [-inf, -inf, -inf], [0, 0, 0], [5, 5, 5],
+         [1e30, 1e30, 1e30], [-1e30, 0, 0], [0.5, 0.5, 0.5], [3, 3, 3], [0, 0, 0]], dtype=np.float32)
+    maxs = np.array(
+        [[1, 1, 1], [2, 1, 1], [1, 1, 1], [1, 1, 1], [inf, inf, inf], [1, 1, 1], [5, 5, 5],
+         [inf, inf, inf], [1e30, 1, 1], [0.5, 0.5, 0.5], [3, 3, nan], [0, 0, 0]], dtype=np.float32)
+    return mins, maxs
+
+
+SCENES = [
+    ("empty", *random_boxes(0, 1)),
+    ("one", *random_boxes(1, 2)),
+    ("two", *random_boxes(2, 3, extent=0.5)),
+    ("sparse-2000", *random_boxes(2000, 4, extent=60)),
+    ("dense-1500", *random_boxes(1500, 5, extent=8)),
+    ("very-dense-400", *random_boxes(400, 6, extent=2)),
+    ("adversarial", *adversarial_boxes()),
+]
+
+
+# ---- find_all_pairs ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,mins,maxs", SCENES, ids=[s[0] for s in SCENES])
+def test_find_all_pairs_matches_brute_force(name, mins, maxs):
+    expected = brute_pairs(mins, maxs)
+    found = agrid.find_all_pairs(mins, maxs)
+    assert found.dtype == np.uint32 and found.shape == (len(expected), 2)
+    np.testing.assert_array_equal(found, expected)
+    # The same boxes as one (N, 6) array, read in place, and as float64.
+    both = np.hstack([mins, maxs]).astype(np.float32)
+    np.testing.assert_array_equal(agrid.find_all_pairs(both), expected)
+    np.testing.assert_array_equal(agrid.find_all_pairs(mins.astype(np.float64), maxs.astype(np.float64)), expected)
+
+
+def test_non_contiguous_and_fortran_arrays():
+    mins, maxs = random_boxes(3000, 7, extent=12)
+    expected = brute_pairs(mins[::2], maxs[::2])
+    np.testing.assert_array_equal(agrid.find_all_pairs(mins[::2], maxs[::2]), expected)
+    np.testing.assert_array_equal(agrid.find_all_pairs(np.asfortranarray(mins[::2]), np.asfortranarray(maxs[::2])), expected)
+    both = np.hstack([mins, maxs])[::2]  # (N, 6), not contiguous: converted
+    np.testing.assert_array_equal(agrid.find_all_pairs(both), expected)
+    # Integer coordinates are real numbers too.
+    ints = np.arange(12).reshape(4, 3)
+    np.testing.assert_array_equal(agrid.find_all_pairs(ints, ints + 3), brute_pairs(ints, ints + 3))
+
+
+def test_float64_rounds_outward_so_no_overlap_is_lost():
+    # Faces touching at 0.1, which no float holds: rounded outward, the boxes still overlap.
+    mins = np.array([[-1, -1, -1], [0.1, -1, -1], [np.nextafter(0.1, 1), -1, -1], [0.2, -1, -1]])
+    maxs = np.array([[0.1, 1, 1], [2, 1, 1], [2, 1, 1], [2, 1, 1]])
+    pairs = {tuple(p) for p in agrid.find_all_pairs(mins, maxs)}
+    assert (0, 1) in pairs
+    assert (0, 2) in pairs  # a double step apart: one float step, overlapping as floats
+    assert (0, 3) not in pairs
+
+
+def test_a_million_boxes_with_known_pairs():
+    # 2^20 boxes on a lattice, none touching; every 7th has a twin moved by 0.1: those pairs only.
+    side = (128, 128, 64)
+    n = side[0] * side[1] * side[2]
+    assert n == 2**20
+    grid = np.stack(np.meshgrid(*[np.arange(s) for s in side], indexing="ij"), axis=-1).reshape(-1, 3).astype(np.float32)
+    twins = np.arange(0, n, 7)
+    mins = np.concatenate([grid, grid[twins] + np.float32(0.1)])
+    maxs = mins + np.float32(0.6)
+    expected = np.stack([twins, n + np.arange(len(twins))], axis=1).astype(np.uint32)
+    for threads in (1, 2):
+        agrid.set_num_threads(threads)
+        np.testing.assert_array_equal(agrid.find_all_pairs(mins, maxs), expected)
+    agrid.set_num_threads(0)
+
+
+def test_thread_counts_give_the_same_pairs():
+    mins, maxs = random_boxes(30000, 8, extent=40)
+    results = []
+    for threads in (1, 2, 3):
+        agrid.set_num_threads(threads)
+        assert agrid.get_num_threads() == threads
+        results.append(agrid.find_all_pairs(mins, maxs))
+    agrid.set_num_threads(0)
+    for r in results[1:]:
+        np.testing.assert_array_equal(r, results[0])
+
+
+def test_calls_from_python_threads_at_once():
+    scenes = [random_boxes(20000, 20 + i, extent=35) for i in range(4)]
+    expected = [agrid.find_all_pairs(m, x) for m, x in scenes]
+    found = [None] * len(scenes)
+
+    def work(i):
+        found[i] = agrid.find_all_pairs(*scenes[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(scenes))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for f, e in zip(found, expected):
+        np.testing.assert_array_equal(f, e)
+
+
+# ---- Grid and Tree -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,mins,maxs", SCENES, ids=[s[0] for s in SCENES])
+def test_grid_and_tree_pairs_and_queries(name, mins, maxs):
+    expected = brute_pairs(mins, maxs)
+    grid = agrid.Grid()
+    grid.build(mins, maxs)
+    np.testing.assert_array_equal(grid.find_pairs(), expected)
+    tree = agrid.Tree()
+    tree.build(mins, maxs)
+    np.testing.assert_array_equal(tree.find_pairs(), expected)
+
+    rng = np.random.default_rng(len(mins))
+    qmins = rng.uniform(-1, 11, (25, 3)).astype(np.float32)
+    qmaxs = qmins + rng.uniform(0, 3, (25, 3)).astype(np.float32)
+    offsets, indices = grid.query_boxes(qmins, qmaxs)
+    assert offsets.dtype == np.uint64 and len(offsets) == len(qmins) + 1 and offsets[-1] == len(indices)
+    for q in range(len(qmins)):
+        want = brute_query(mins, maxs, qmins[q], qmaxs[q])
+        np.testing.assert_array_equal(grid.query_box(qmins[q], qmaxs[q]), want)
+        np.testing.assert_array_equal(indices[offsets[q] : offsets[q + 1]], want)
+
+    starts = rng.uniform(-2, 12, (15, 3)).astype(np.float32)
+    ends = rng.uniform(-2, 12, (15, 3)).astype(np.float32)
+    offsets, indices = grid.query_segments(starts, ends)
+    for q in range(len(starts)):
+        want = segment_hits(mins, maxs, starts[q], ends[q])
+        np.testing.assert_array_equal(grid.query_segment(starts[q], ends[q]), want)
+        np.testing.assert_array_equal(indices[offsets[q] : offsets[q + 1]], want)
+
+
+def test_grid_rebuilds_keep_nothing_of_the_last_frame():
+    grid = agrid.Grid()
+    for seed in range(5):
+        mins, maxs = random_boxes(800 + 300 * seed, 30 + seed, extent=9)
+        grid.build(mins, maxs)
+        np.testing.assert_array_equal(grid.find_pairs(), brute_pairs(mins, maxs))
+
+
+# ---- Broadphase --------------------------------------------------------------------------------
+
+
+def model_pairs(boxes, filters):
+    """Pairs of handles whose boxes overlap and whose filters pass, sorted."""
+    handles = sorted(boxes)
+    out = []
+    for x, a in enumerate(handles):
+        for b in handles[x + 1 :]:
+            (la, ha), (lb, hb) = boxes[a], boxes[b]
+            (ga, ma), (gb, mb) = filters[a], filters[b]
+            if not (np.all(la <= ha) and np.all(lb <= hb)):
+                continue
+            if (ga & mb) == 0 or (gb & ma) == 0:
+                continue
+            if np.all((la <= hb) & (lb <= ha)):
+                out.append((a, b))
+    return out
+
+
+def test_broadphase_against_a_model_of_random_updates():
+    rng = np.random.default_rng(99)
+    bp = agrid.Broadphase()
+    boxes, filters = {}, {}
+    last = set()
+    for step in range(60):
+        for _ in range(int(rng.integers(0, 12))):  # add
+            lo = rng.uniform(0, 6, 3).astype(np.float32)
+            hi = lo + rng.uniform(0, 1.5, 3).astype(np.float32)
+            group, mask = int(rng.choice([1, 2, 3])), int(rng.choice([0xFFFFFFFF, 1, 2]))
+            h = bp.add(lo, hi, group, mask)
+            boxes[h], filters[h] = (lo, hi), (group, mask)
+        for h in list(boxes):  # move, jitter, refilter, remove
+            r = rng.random()
+            if r < 0.3:
+                lo = boxes[h][0] + rng.normal(0, 0.3, 3).astype(np.float32)
+                hi = lo + rng.uniform(0, 1.5, 3).astype(np.float32)
+                bp.set_box(h, lo, hi)
+                boxes[h] = (lo, hi)
+            elif r < 0.35:
+                group, mask = int(rng.choice([1, 2, 3])), int(rng.choice([0xFFFFFFFF, 1, 2]))
+                bp.set_filter(h, group, mask)
+                filters[h] = (group, mask)
+            elif r < 0.4:
+                bp.remove(h)
+                assert h not in bp
+                del boxes[h], filters[h]
+        began, ended = bp.update()
+        now = set(model_pairs(boxes, filters))
+        np.testing.assert_array_equal(bp.pairs(), np.array(sorted(now), dtype=np.uint32).reshape(-1, 2))
+        assert {tuple(p) for p in began} == now - last, f"step {step}"
+        assert {tuple(p) for p in ended} == last - now, f"step {step}"
+        last = now
+        if boxes:
+            q = rng.uniform(0, 6, 3).astype(np.float32)
+            want = sorted(h for h, (lo, hi) in boxes.items() if np.all(lo <= hi) and np.all((lo <= q + 1) & (q <= hi)))
+            np.testing.assert_array_equal(bp.query_box(q, q + 1), np.array(want, dtype=np.uint32))
+    assert bp.stats()["objects"] == len(boxes)
+
+
+# ---- errors ------------------------------------------------------------------------------------
+
+
+def test_bad_shapes_and_dtypes_say_what_is_wrong():
+    good = np.zeros((4, 3), dtype=np.float32)
+    with pytest.raises(ValueError, match=r"mins must have shape \(N, 3\)"):
+        agrid.find_all_pairs(np.zeros((4, 2)), np.zeros((4, 2)))
+    with pytest.raises(ValueError, match=r"maxs must have shape \(4, 3\)"):
+        agrid.find_all_pairs(good, np.zeros((5, 3)))
+    with pytest.raises(ValueError, match=r"boxes must have shape \(N, 6\)"):
+        agrid.find_all_pairs(np.zeros((4, 5)))
+    with pytest.raises(ValueError):
+        agrid.find_all_pairs(np.zeros(12))
+    with pytest.raises(TypeError, match="real numbers"):
+        agrid.find_all_pairs(np.array([["a", "b", "c"]]), good[:1])
+    with pytest.raises(TypeError, match="real numbers"):
+        agrid.find_all_pairs(good.astype(np.complex64), good)
+    with pytest.raises(ValueError, match="3 numbers"):
+        agrid.Grid().query_box([0, 0], [1, 1])
+
+
+def test_bad_config_thread_count_and_handles():
+    config = agrid.Config()
+    assert config.problem() is None
+    config.leaf_capacity = 0
+    assert "leaf_capacity" in config.problem()
+    with pytest.raises(ValueError, match="leaf_capacity"):
+        agrid.find_all_pairs(np.zeros((2, 3)), np.ones((2, 3)), config)
+    with pytest.raises(ValueError):
+        agrid.Grid(config)
+    with pytest.raises(ValueError):
+        agrid.set_num_threads(-1)
+    bp = agrid.Broadphase()
+    with pytest.raises(ValueError, match="not a live handle"):
+        bp.set_box(7, [0, 0, 0], [1, 1, 1])
+    h = bp.add([0, 0, 0], [1, 1, 1])
+    bp.remove(h)
+    with pytest.raises(ValueError):
+        bp.remove(h)
+
+
+def test_config_defaults_are_the_cpp_ones():
+    c = agrid.Config()
+    assert (c.leaf_capacity, c.big_span, c.sweep_threshold, c.tree_min_boxes, c.task_entries) == (32, 2, 128, 20000, 4096)
+    assert c.kernel == agrid.Kernel.automatic
+    assert abs(c.fat_margin - 0.1) < 1e-7
