@@ -17,6 +17,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <string>
@@ -86,8 +89,7 @@ void set_frame_counters(benchmark::State& state, std::size_t boxes, std::size_t 
   state.counters["ns_per_box"] = box_frames > 0 ? loop_ns / box_frames : 0.0;
 }
 
-void bm_find_all_pairs(benchmark::State& state, const std::string& scene) {
-  const auto& boxes = scene_boxes(scene);
+void bm_find_all_pairs(benchmark::State& state, const std::vector<agrid::Box>& boxes) {
   const auto threads = static_cast<int>(state.range(0));
   std::size_t pairs = 0;
   double loop_ns = 0;
@@ -204,13 +206,32 @@ void bm_grid_query_segment(benchmark::State& state) {
   state.counters["threads"] = kThreads;
 }
 
+/// Boxes from a file of raw float32 rows (min x, y, z, max x, y, z), as the Python benchmark
+/// writes them (benchmarks/python_find_all_pairs.py), so that both time the same boxes.
+std::vector<agrid::Box> boxes_from_file(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<agrid::Box> boxes;
+  agrid::Box box;
+  while (in.read(reinterpret_cast<char*>(&box), sizeof box)) boxes.push_back(box);
+  if (boxes.empty()) std::fprintf(stderr, "agrid-bench: no boxes in %s\n", path);
+  return boxes;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // AGRID_BENCH_BOXES=<file>: BM_find_all_pairs/file on the boxes of that file too.
+  if (const char* path = std::getenv("AGRID_BENCH_BOXES")) {
+    static const std::vector<agrid::Box> file_boxes = boxes_from_file(path);
+    auto* b = benchmark::RegisterBenchmark("BM_find_all_pairs/file",
+                                           [](benchmark::State& state) { bm_find_all_pairs(state, file_boxes); });
+    b->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
+    for (const int threads : kThreadCounts) b->Arg(threads);
+  }
   for (const std::string_view view : agrid::scenes::benchmark_scene_names()) {
     const std::string scene(view);
     auto* b = benchmark::RegisterBenchmark(("BM_find_all_pairs/" + scene).c_str(),
-                                           [scene](benchmark::State& state) { bm_find_all_pairs(state, scene); });
+                                           [scene](benchmark::State& state) { bm_find_all_pairs(state, scene_boxes(scene)); });
     b->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
     for (const int threads : kThreadCounts) b->Arg(threads);
   }

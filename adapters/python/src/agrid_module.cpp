@@ -80,11 +80,12 @@ void fill_boxes(std::vector<Box>& boxes, const Lo& lo, const Hi& hi, Down down, 
   }
 }
 
-/// Boxes from (N, 3) mins and maxs: float32 copied as is, other dtypes rounded outward.
-std::vector<Box> boxes_from(const py::handle& mins, const py::handle& maxs) {
+/// Boxes from (N, 3) mins and maxs into `boxes`: float32 copied as is, other dtypes rounded
+/// outward.
+void boxes_from(const py::handle& mins, const py::handle& maxs, std::vector<Box>& boxes) {
   const py::array lo = real_rows(mins, "mins", 3);
   const py::array hi = real_rows(maxs, "maxs", 3, lo.shape(0));
-  std::vector<Box> boxes(static_cast<std::size_t>(lo.shape(0)));
+  boxes.resize(static_cast<std::size_t>(lo.shape(0)));
   // The typed arrays are named: a converted one must outlive the accessors reading it.
   if (lo.dtype().is(py::dtype::of<float>()) && hi.dtype().is(py::dtype::of<float>())) {
     const py::array_t<float> l(lo);
@@ -96,27 +97,48 @@ std::vector<Box> boxes_from(const py::handle& mins, const py::handle& maxs) {
     const py::array_t<double, py::array::forcecast> h(hi);
     fill_boxes(boxes, l.unchecked<2>(), h.unchecked<2>(), agrid::round_down, agrid::round_up);
   }
+}
+
+std::vector<Box> boxes_from(const py::handle& mins, const py::handle& maxs) {
+  std::vector<Box> boxes;
+  boxes_from(mins, maxs, boxes);
   return boxes;
 }
 
-/// Boxes from one (N, 6) array, or from mins and maxs; `keep` holds what the span reads.
-std::span<const Box> boxes_of(const py::handle& boxes_or_mins, const py::handle& maxs, std::vector<Box>& storage, py::object& keep) {
+/// A thread's buffer for converted boxes, kept between calls: fresh memory costs a page fault
+/// per page (1M boxes: 5-25 ms a call, measured), so a frame-by-frame caller should not pay it
+/// each time. It is given back when it holds more than kBufferSlack times what a call needs, so
+/// a thread keeps at most that much more than its last call's boxes.
+constexpr std::size_t kBufferSlack = 4;
+std::vector<Box>& conversion_buffer(std::size_t boxes) {
+  thread_local std::vector<Box> buffer;
+  if (buffer.capacity() > kBufferSlack * boxes) std::vector<Box>().swap(buffer);
+  return buffer;
+}
+
+/// Boxes from one (N, 6) array, or from mins and maxs: in place for an (N, 6) C-contiguous
+/// float32 array (`keep` holds it), else converted into this thread's buffer (valid until the
+/// next conversion on the thread).
+std::span<const Box> boxes_of(const py::handle& boxes_or_mins, const py::handle& maxs, py::object& keep) {
   if (!maxs.is_none()) {
-    storage = boxes_from(boxes_or_mins, maxs);
-    return storage;
+    const py::ssize_t rows = real_rows(boxes_or_mins, "mins", 3).shape(0);
+    std::vector<Box>& buffer = conversion_buffer(static_cast<std::size_t>(rows));
+    boxes_from(boxes_or_mins, maxs, buffer);
+    return buffer;
   }
   const py::array all = real_rows(boxes_or_mins, "boxes", 6);
   if (all.dtype().is(py::dtype::of<float>()) && (all.flags() & py::array::c_style) != 0) {
     keep = all;  // read in place: a Box is six floats, min then max
     return {static_cast<const Box*>(all.data()), static_cast<std::size_t>(all.shape(0))};
   }
-  storage.resize(static_cast<std::size_t>(all.shape(0)));
+  std::vector<Box>& buffer = conversion_buffer(static_cast<std::size_t>(all.shape(0)));
+  buffer.resize(static_cast<std::size_t>(all.shape(0)));
   const py::array_t<double, py::array::forcecast> converted(all);
   const auto rows = converted.unchecked<2>();
   const auto lo = [&rows](py::ssize_t i, py::ssize_t axis) { return rows(i, axis); };
   const auto hi = [&rows](py::ssize_t i, py::ssize_t axis) { return rows(i, axis + 3); };
-  fill_boxes(storage, lo, hi, agrid::round_down, agrid::round_up);
-  return storage;
+  fill_boxes(buffer, lo, hi, agrid::round_down, agrid::round_up);
+  return buffer;
 }
 
 /// A point from 3 reals, rounded down or up to floats (nearest for float input).
@@ -147,16 +169,13 @@ py::array_t<T> owning_array(std::vector<T>&& values, std::vector<py::ssize_t> sh
   return py::array_t<T>(shape, held->data(), owner);
 }
 
-/// Pairs as a (K, 2) uint32 array, without a copy.
+/// Pairs as a (K, 2) uint32 array, without a copy: a Pair is two uint32s, first then second.
 py::array_t<std::uint32_t> pair_array(std::vector<Pair>&& pairs) {
-  static_assert(sizeof(Pair) == 2 * sizeof(std::uint32_t));
+  static_assert(sizeof(Pair) == 2 * sizeof(std::uint32_t) && std::is_standard_layout_v<Pair>);
   const auto count = static_cast<py::ssize_t>(pairs.size());
-  std::vector<std::uint32_t> flat(2 * pairs.size());
-  for (std::size_t k = 0; k < pairs.size(); ++k) {
-    flat[2 * k] = pairs[k].first;
-    flat[2 * k + 1] = pairs[k].second;
-  }
-  return owning_array(std::move(flat), {count, 2});
+  auto* held = new std::vector<Pair>(std::move(pairs));
+  const py::capsule owner(held, [](void* p) { delete static_cast<std::vector<Pair>*>(p); });
+  return py::array_t<std::uint32_t>({count, py::ssize_t{2}}, reinterpret_cast<const std::uint32_t*>(held->data()), owner);
 }
 
 /// Per query, the indices it found: CSR (offsets of M + 1, indices).
@@ -195,9 +214,8 @@ class PyGrid {
   explicit PyGrid(const agrid::Config& config) : grid_(config) {}
 
   void build(const py::handle& boxes_or_mins, const py::handle& maxs) {
-    std::vector<Box> storage;
     py::object keep;
-    const std::span<const Box> boxes = boxes_of(boxes_or_mins, maxs, storage, keep);
+    const std::span<const Box> boxes = boxes_of(boxes_or_mins, maxs, keep);
     run([&] { grid_.build(boxes); });
   }
 
@@ -250,9 +268,8 @@ class PyTree {
   explicit PyTree(const agrid::Config& config) : tree_(config) {}
 
   void build(const py::handle& boxes_or_mins, const py::handle& maxs) {
-    std::vector<Box> storage;
     py::object keep;
-    const std::span<const Box> boxes = boxes_of(boxes_or_mins, maxs, storage, keep);
+    const std::span<const Box> boxes = boxes_of(boxes_or_mins, maxs, keep);
     run([&] { tree_.build(boxes); });
   }
 
@@ -269,9 +286,8 @@ class PyTree {
 };
 
 py::array_t<std::uint32_t> find_all_pairs(const py::handle& boxes_or_mins, const py::handle& maxs, const agrid::Config& config) {
-  std::vector<Box> storage;
   py::object keep;
-  const std::span<const Box> boxes = boxes_of(boxes_or_mins, maxs, storage, keep);
+  const std::span<const Box> boxes = boxes_of(boxes_or_mins, maxs, keep);
   std::vector<Pair> pairs = run([&] { return agrid::find_all_pairs(boxes, config); });
   return pair_array(std::move(pairs));
 }
