@@ -2,9 +2,11 @@
 
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
-
+#include <mutex>
+#include <vector>
 
 namespace agrid {
 namespace {
@@ -38,7 +40,51 @@ struct Workspace {
   }
 };
 
-thread_local Workspace workspace;
+/// Every thread's workspace, on the heap, listed until its thread exits or the program ends. The
+/// workers of a thread pool may outlive static destruction (oneTBB's do), so the program's end
+/// frees the workspaces still listed: a thread's memory is given back either way, and a leak
+/// checker sees none. The registry itself is never destroyed, since threads may exit later.
+struct Registry {
+  std::mutex mutex;
+  std::vector<Workspace*> workspaces;
+
+  static Registry& get() {
+    static Registry* const registry = new Registry;
+    return *registry;
+  }
+  /// Frees the workspaces of threads still running at the program's end.
+  struct FreeAtExit {
+    ~FreeAtExit() {
+      Registry& r = get();
+      const std::lock_guard<std::mutex> lock(r.mutex);
+      for (Workspace* w : r.workspaces) delete w;
+      r.workspaces.clear();
+    }
+  };
+};
+const Registry::FreeAtExit free_at_exit;
+
+/// This thread's workspace.
+Workspace& this_thread_workspace() {
+  struct Owner {
+    Workspace* workspace = new Workspace;
+    Owner() {
+      Registry& r = Registry::get();
+      const std::lock_guard<std::mutex> lock(r.mutex);
+      r.workspaces.push_back(workspace);
+    }
+    ~Owner() {
+      Registry& r = Registry::get();
+      const std::lock_guard<std::mutex> lock(r.mutex);
+      // Not listed any more when the program's end freed it already.
+      if (std::erase(r.workspaces, workspace) > 0) delete workspace;
+    }
+    Owner(const Owner&) = delete;
+    Owner& operator=(const Owner&) = delete;
+  };
+  thread_local Owner owner;
+  return *owner.workspace;
+}
 
 /// `held` if it exists and was made with `config`, else a new one made with it.
 template <class Structure>
@@ -56,6 +102,7 @@ void find_pairs_with(Structure& structure, std::span<const Box> boxes, std::vect
 }  // namespace
 
 std::vector<Pair> find_all_pairs(std::span<const Box> boxes, const Config& config) {
+  Workspace& workspace = this_thread_workspace();
   std::vector<Pair> pairs;
   const bool use_tree = boxes.size() >= config.tree_min_boxes && tbb::this_task_arena::max_concurrency() > 1;
   // A call that starts while another is under way on this thread (a task the first one's
@@ -72,8 +119,9 @@ std::vector<Pair> find_all_pairs(std::span<const Box> boxes, const Config& confi
   }
   workspace.in_use = true;
   struct Release {
+    Workspace& workspace;
     ~Release() { workspace.in_use = false; }
-  } release;
+  } release{workspace};
   workspace.fit(boxes.size());
   if (use_tree) {
     find_pairs_with(made_with(workspace.tree, config), boxes, pairs);
