@@ -208,40 +208,54 @@ py::array_t<std::uint32_t> index_array(std::vector<std::uint32_t>&& indices) {
 
 // ---- the classes -------------------------------------------------------------------------------
 
-/// A Grid with the boxes' rows it was built from, for the batch queries.
-class PyGrid {
+/// A Grid or Tree for Python: build over boxes as find_all_pairs takes them, find the pairs.
+template <class Structure>
+class PyStructure {
  public:
-  explicit PyGrid(const agrid::Config& config) : grid_(config) {}
+  explicit PyStructure(const agrid::Config& config) : structure_(config) {}
 
   void build(const py::handle& boxes_or_mins, const py::handle& maxs) {
     py::object keep;
     const std::span<const Box> boxes = boxes_of(boxes_or_mins, maxs, keep);
-    run([&] { grid_.build(boxes); });
+    run([&] { structure_.build(boxes); });
   }
 
   py::array_t<std::uint32_t> find_pairs() {
     std::vector<Pair> pairs;
-    run([&] { grid_.find_pairs(pairs); });
+    run([&] { structure_.find_pairs(pairs); });
     return pair_array(std::move(pairs));
   }
+
+  [[nodiscard]] const agrid::Config& config() const { return structure_.config(); }
+
+ protected:
+  Structure structure_;
+};
+
+using PyTree = PyStructure<agrid::Tree>;
+
+/// A Grid also answers box and segment queries, one at a time or in batches.
+class PyGrid : public PyStructure<agrid::Grid> {
+ public:
+  using PyStructure::PyStructure;
 
   py::array_t<std::uint32_t> query_box(const py::handle& min, const py::handle& max) const {
     const Box box = box_of(min, max);
     std::vector<std::uint32_t> out;
-    run([&] { grid_.query(box, out); });
+    run([&] { structure_.query(box, out); });
     return index_array(std::move(out));
   }
 
   py::tuple query_boxes(const py::handle& mins, const py::handle& maxs) const {
     const std::vector<Box> boxes = boxes_from(mins, maxs);
     return batch(static_cast<py::ssize_t>(boxes.size()),
-                 [&](py::ssize_t i, std::vector<std::uint32_t>& out) { grid_.query(boxes[static_cast<std::size_t>(i)], out); });
+                 [&](py::ssize_t i, std::vector<std::uint32_t>& out) { structure_.query(boxes[static_cast<std::size_t>(i)], out); });
   }
 
   py::array_t<std::uint32_t> query_segment(const py::handle& from, const py::handle& to) const {
     const agrid::Segment segment{nearest_point(from, "start"), nearest_point(to, "end")};
     std::vector<std::uint32_t> out;
-    run([&] { grid_.query(segment, out); });
+    run([&] { structure_.query(segment, out); });
     return index_array(std::move(out));
   }
 
@@ -253,36 +267,9 @@ class PyGrid {
     return batch(a.shape(0), [&](py::ssize_t i, std::vector<std::uint32_t>& out) {
       const agrid::Segment segment{{static_cast<float>(s(i, 0)), static_cast<float>(s(i, 1)), static_cast<float>(s(i, 2))},
                                    {static_cast<float>(e(i, 0)), static_cast<float>(e(i, 1)), static_cast<float>(e(i, 2))}};
-      grid_.query(segment, out);
+      structure_.query(segment, out);
     });
   }
-
-  [[nodiscard]] const agrid::Config& config() const { return grid_.config(); }
-
- private:
-  agrid::Grid grid_;
-};
-
-class PyTree {
- public:
-  explicit PyTree(const agrid::Config& config) : tree_(config) {}
-
-  void build(const py::handle& boxes_or_mins, const py::handle& maxs) {
-    py::object keep;
-    const std::span<const Box> boxes = boxes_of(boxes_or_mins, maxs, keep);
-    run([&] { tree_.build(boxes); });
-  }
-
-  py::array_t<std::uint32_t> find_pairs() {
-    std::vector<Pair> pairs;
-    run([&] { tree_.find_pairs(pairs); });
-    return pair_array(std::move(pairs));
-  }
-
-  [[nodiscard]] const agrid::Config& config() const { return tree_.config(); }
-
- private:
-  agrid::Tree tree_;
 };
 
 py::array_t<std::uint32_t> find_all_pairs(const py::handle& boxes_or_mins, const py::handle& maxs, const agrid::Config& config) {

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "segment_reference.h"
+
 static_assert(sizeof(btScalar) == sizeof(double), "this test is built with BT_USE_DOUBLE_PRECISION");
 
 namespace {
@@ -141,25 +143,6 @@ struct Collector : btBroadphaseRayCallback {
   }
 };
 
-// True iff the closed segment meets the closed box, in long double.
-bool segment_meets(const btVector3& a, const btVector3& b, const Aabb& box) {
-  long double t0 = 0;
-  long double t1 = 1;
-  for (int axis = 0; axis < 3; ++axis) {
-    const long double d = static_cast<long double>(b[axis]) - a[axis];
-    if (d == 0) {
-      if (a[axis] < box.lo[axis] || a[axis] > box.hi[axis]) return false;
-      continue;
-    }
-    long double enter = (box.lo[axis] - static_cast<long double>(a[axis])) / d;
-    long double leave = (box.hi[axis] - static_cast<long double>(a[axis])) / d;
-    if (enter > leave) std::swap(enter, leave);
-    t0 = std::max(t0, enter);
-    t1 = std::min(t1, leave);
-  }
-  return t0 <= t1;
-}
-
 TEST(BulletFloat64, RaysReportEveryBoxTheyMeet) {
   std::mt19937_64 rng(65);
   std::uniform_real_distribution<double> position(0, 20);
@@ -180,7 +163,8 @@ TEST(BulletFloat64, RaysReportEveryBoxTheyMeet) {
     c.m_lambda_max = (to - from).length();
     world.broadphase().rayTest(from, to, c);
     for (int i = 0; i < static_cast<int>(boxes.size()); ++i) {
-      if (!segment_meets(from, to, boxes[static_cast<std::size_t>(i)])) continue;
+      const Aabb& box = boxes[static_cast<std::size_t>(i)];
+      if (!agrid::test::segment_meets(from, to, box.lo, box.hi)) continue;
       ++met;
       const bool reported = std::count_if(c.seen.begin(), c.seen.end(), [&](const btBroadphaseProxy* p) {
                               return world.index(p) == i;

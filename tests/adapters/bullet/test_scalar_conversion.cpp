@@ -15,6 +15,7 @@
 #include "agrid/box.h"
 #include "agrid/segment.h"
 #include "scalar_conversion.h"
+#include "segment_reference.h"
 
 namespace {
 
@@ -22,6 +23,7 @@ using agrid::bullet_detail::roundDown;
 using agrid::bullet_detail::roundUp;
 using agrid::bullet_detail::toBox;
 using agrid::bullet_detail::toSegment;
+using agrid::test::segment_meets;
 
 constexpr bool kDouble = sizeof(btScalar) == sizeof(double);
 constexpr float kFloatInf = std::numeric_limits<float>::infinity();
@@ -141,27 +143,6 @@ TEST(ScalarConversion, InfiniteBoxesStayInfinite) {
   const agrid::Box plane = toBox(btVector3(-1e18f, -1e18f, -1e18f), btVector3(1e18f, 1e18f, 1e18f));
   EXPECT_LE(static_cast<double>(plane.min.x), -1e18 * (1 - 1e-7));
   EXPECT_GE(static_cast<double>(plane.max.x), 1e18 * (1 - 1e-7));
-}
-
-// True iff the closed segment from `a` to `b` meets the closed box [lo, hi]: slabs in long
-// double, the reference the float query must never fall short of.
-bool segment_meets(const btVector3& a, const btVector3& b, const btVector3& lo, const btVector3& hi) {
-  long double t0 = 0;
-  long double t1 = 1;
-  for (int axis = 0; axis < 3; ++axis) {
-    const long double from = a[axis];
-    const long double d = static_cast<long double>(b[axis]) - from;
-    if (d == 0) {
-      if (from < lo[axis] || from > hi[axis]) return false;
-      continue;
-    }
-    long double enter = (lo[axis] - from) / d;
-    long double leave = (hi[axis] - from) / d;
-    if (enter > leave) std::swap(enter, leave);
-    t0 = std::max(t0, enter);
-    t1 = std::min(t1, leave);
-  }
-  return t0 <= t1;
 }
 
 TEST(ScalarConversion, SegmentsNeverMissWhatTheyHitInBtScalar) {
