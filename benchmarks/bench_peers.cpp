@@ -44,13 +44,14 @@ void bm_peer(benchmark::State& state, agrid::peers::Peer& peer, const std::strin
     state.SkipWithError(("skipped: " + why).c_str());
     return;
   }
-  if (peer.estimated_seconds(boxes.size()) > kMaxSeconds) {
+  if (peer.estimated_seconds(boxes) > kMaxSeconds) {
     state.SkipWithError("skipped: would take more than 30 s");
     return;
   }
   std::vector<agrid::Pair> pairs;
   tbb::task_arena arena(threads);
   arena.execute([&] {
+    peer.prepare(boxes);
     for (auto _ : state) {
       peer.find_pairs(boxes, pairs);
       benchmark::DoNotOptimize(pairs.data());

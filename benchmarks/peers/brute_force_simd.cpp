@@ -20,8 +20,8 @@ class BruteForceSimd final : public Peer {
  public:
   [[nodiscard]] std::string_view name() const override { return "brute-force-simd"; }
 
-  [[nodiscard]] double estimated_seconds(std::size_t boxes) const override {
-    const auto n = static_cast<double>(boxes);
+  [[nodiscard]] double estimated_seconds(std::span<const Box> boxes) const override {
+    const auto n = static_cast<double>(boxes.size());
     return n * n / 2.0 / kPairsPerNanosecond * 1e-9;
   }
 
