@@ -7,8 +7,9 @@
 // BM_density/<peer>/<range>: the same 100k article boxes in cubes from 2000 (sparse) down to 70
 // (heavily overlapping) across: the two charts' curves (scripts/peer-charts draws them).
 //
-// A peer that would take more than kMaxSeconds on a set of boxes, or cannot take them, is
-// skipped there with the reason.
+// Every structure runs once untimed before it is timed (warm memory: a one-iteration run of a
+// slow peer would otherwise time page faults). A peer that would take more than kMaxSeconds on a
+// set of boxes, or cannot take them, is skipped there with the reason.
 //
 //   agrid-bench-peers --benchmark_filter='BM_peer/.*/article-20k-sparse'
 
@@ -76,6 +77,7 @@ void bm_peer(benchmark::State& state, agrid::peers::Peer& peer, const std::vecto
   tbb::task_arena arena(threads);
   arena.execute([&] {
     peer.prepare(boxes);
+    peer.find_pairs(boxes, pairs);  // Warm, like agrid: memory touched once before timing.
     for (auto _ : state) {
       peer.find_pairs(boxes, pairs);
       benchmark::DoNotOptimize(pairs.data());
@@ -90,6 +92,8 @@ void bm_agrid(benchmark::State& state, const std::vector<agrid::Box>& boxes, int
   std::vector<agrid::Pair> pairs;
   tbb::task_arena arena(threads);
   arena.execute([&] {
+    structure.build(boxes);  // Warm: the structure's memory is sized before timing.
+    structure.find_pairs(pairs);
     for (auto _ : state) {
       structure.build(boxes);
       structure.find_pairs(pairs);

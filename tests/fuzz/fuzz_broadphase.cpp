@@ -1,0 +1,138 @@
+// Fuzz target: a sequence of Broadphase calls (create, set_box, set_filter, remove, update)
+// decoded from the fuzzer's bytes, against a model kept by brute force: after each update() the
+// pairs, the began and ended lists, and the box queries must be exactly the model's.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <vector>
+
+#include "agrid/broadphase.h"
+#include "fuzz_input.h"
+
+namespace {
+
+using agrid::Box;
+using agrid::Filter;
+using agrid::Handle;
+using agrid::Pair;
+
+/// Live objects at most: brute force stays quick.
+constexpr std::size_t kMaxObjects = 200;
+/// The filter groups and masks a byte picks from: everything, two disjoint groups, nothing.
+constexpr std::uint32_t kFilterBits[4] = {0xffffffffu, 1u, 2u, 0u};
+
+/// The live objects, and their pairs by brute force.
+struct Model {
+  std::map<Handle, Box> boxes;
+  std::map<Handle, Filter> filters;
+
+  [[nodiscard]] std::vector<Pair> pairs() const {
+    std::vector<Pair> out;
+    for (auto a = boxes.begin(); a != boxes.end(); ++a) {
+      for (auto b = std::next(a); b != boxes.end(); ++b) {
+        if (agrid::overlaps(a->second, b->second) && agrid::passes(filters.at(a->first), filters.at(b->first))) {
+          out.push_back({a->first, b->first});
+        }
+      }
+    }
+    return out;
+  }
+
+  [[nodiscard]] std::vector<Handle> overlapping(const Box& query) const {
+    std::vector<Handle> out;
+    for (const auto& [handle, box] : boxes) {
+      if (agrid::overlaps(query, box)) out.push_back(handle);
+    }
+    return out;
+  }
+};
+
+Filter filter_from(std::uint8_t b) { return {kFilterBits[b & 3], kFilterBits[(b >> 2) & 3]}; }
+
+std::vector<Pair> difference(const std::vector<Pair>& a, const std::vector<Pair>& b) {
+  std::vector<Pair> out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+/// The live handle a byte names (the byte modulo the live count), or none when nothing lives.
+bool pick(const Model& model, std::uint8_t b, Handle& handle) {
+  if (model.boxes.empty()) return false;
+  handle = std::next(model.boxes.begin(), b % model.boxes.size())->first;
+  return true;
+}
+
+/// Checks everything the broadphase reports after an update against the model and the pairs of
+/// the previous update; returns the new pairs.
+std::vector<Pair> check_update(agrid::Broadphase& broadphase, const Model& model, const std::vector<Pair>& before) {
+  const agrid::PairChanges& changes = broadphase.update();
+  const std::vector<Pair> now = model.pairs();
+  const auto pairs = broadphase.pairs();
+  agrid::fuzz::require(std::vector<Pair>(pairs.begin(), pairs.end()) == now, "Broadphase::pairs");
+  agrid::fuzz::require(changes.began == difference(now, before), "Broadphase::update began");
+  agrid::fuzz::require(changes.ended == difference(before, now), "Broadphase::update ended");
+  for (const auto& [handle, box] : model.boxes) {
+    std::vector<Handle> hits;
+    broadphase.for_each_overlap(box, [&](Handle h) {
+      hits.push_back(h);
+      return true;
+    });
+    std::sort(hits.begin(), hits.end());
+    agrid::fuzz::require(hits == model.overlapping(box), "Broadphase::for_each_overlap");
+    break;  // One query an update: the pairs above already cover every box.
+  }
+  return now;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  agrid::fuzz::FuzzInput in(data, size);
+  agrid::Config config = in.config();
+  config.fat_margin = (in.byte() & 1) != 0 ? 0.0f : 0.5f;
+  const bool raw = (in.byte() & 1) != 0;
+  agrid::Broadphase broadphase(config);
+  Model model;
+  std::vector<Pair> pairs;
+  Handle handle = 0;
+  while (!in.empty()) {
+    switch (in.byte() % 5) {
+      case 0:
+        if (model.boxes.size() < kMaxObjects) {
+          const Box box = in.box(raw);
+          const Filter filter = filter_from(in.byte());
+          handle = broadphase.create(box, filter);
+          agrid::fuzz::require(!model.boxes.contains(handle), "Broadphase::create (a live handle)");
+          model.boxes[handle] = box;
+          model.filters[handle] = filter;
+        }
+        break;
+      case 1:
+        if (pick(model, in.byte(), handle)) {
+          model.boxes[handle] = in.box(raw);
+          broadphase.set_box(handle, model.boxes[handle]);
+        }
+        break;
+      case 2:
+        if (pick(model, in.byte(), handle)) {
+          model.filters[handle] = filter_from(in.byte());
+          broadphase.set_filter(handle, model.filters[handle]);
+        }
+        break;
+      case 3:
+        if (pick(model, in.byte(), handle)) {
+          broadphase.remove(handle);
+          model.boxes.erase(handle);
+          model.filters.erase(handle);
+        }
+        break;
+      default:
+        pairs = check_update(broadphase, model, pairs);
+    }
+  }
+  check_update(broadphase, model, pairs);
+  return 0;
+}
