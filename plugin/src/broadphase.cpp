@@ -13,13 +13,13 @@
 #include <stdexcept>
 #include <string>
 
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "agrid/grid.h"
 #include "agrid/tree.h"
 #include "checked_config.h"
 #include "leaf_kernel.h"
+#include "parallel_for.h"
 #include "uninitialized_vector.h"
 
 namespace agrid {
@@ -585,7 +585,7 @@ void Broadphase::Impl::find_moving_pairs() {
   if (units == 1) {
     query_unit(0);  // waking other threads would cost more than the unit
   } else {
-    tbb::parallel_for(std::size_t{0}, units, query_unit);
+    detail::parallel_for(std::size_t{0}, units, query_unit);
   }
   const auto moving_moving = static_cast<std::ptrdiff_t>(keys.size());
   for (std::size_t u = 0; u < units; ++u) keys.insert(keys.end(), query_keys[u].begin(), query_keys[u].end());

@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <bit>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include "pair_sort.h"
+#include "parallel_for.h"
 
 namespace agrid::detail {
 namespace {
@@ -75,7 +73,7 @@ void sort_segments(std::span<const std::span<const std::uint64_t>> segments, std
   const auto pieces = static_cast<std::uint32_t>(scratch.pieces.size());
   if (scratch.counts.size() < std::size_t{pieces} * buckets.count) scratch.counts.resize(std::size_t{pieces} * buckets.count);
   std::size_t* const counts = scratch.counts.data();
-  tbb::parallel_for(std::uint32_t{0}, pieces, [&](std::uint32_t p) {
+  detail::parallel_for(std::uint32_t{0}, pieces, [&](std::uint32_t p) {
     std::size_t* c = counts + std::size_t{p} * buckets.count;
     std::fill(c, c + buckets.count, std::size_t{0});
     for (const std::uint64_t key : scratch.pieces[p]) ++c[buckets.of(key)];
@@ -93,7 +91,7 @@ void sort_segments(std::span<const std::span<const std::uint64_t>> segments, std
     }
   }
   bucket_begin[buckets.count] = sum;
-  tbb::parallel_for(std::uint32_t{0}, pieces, [&](std::uint32_t p) {
+  detail::parallel_for(std::uint32_t{0}, pieces, [&](std::uint32_t p) {
     std::size_t* at = counts + std::size_t{p} * buckets.count;
     for (const std::uint64_t key : scratch.pieces[p]) {
       const std::uint32_t b = buckets.of(key);
@@ -101,7 +99,7 @@ void sort_segments(std::span<const std::span<const std::uint64_t>> segments, std
     }
   });
   out.resize(total);
-  tbb::parallel_for(std::uint32_t{0}, buckets.count, [&](std::uint32_t b) {
+  detail::parallel_for(std::uint32_t{0}, buckets.count, [&](std::uint32_t b) {
     const std::size_t begin = bucket_begin[b];
     const std::size_t size = bucket_begin[b + 1] - begin;
     // All first ids of a bucket agree above the bucket's shift.

@@ -6,11 +6,9 @@
 #include <numeric>
 #include <stdexcept>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
 
+#include "parallel_for.h"
 #include "split_rules.h"
 #include "tree_impl.h"
 
@@ -168,7 +166,7 @@ template <class Coding, class Source>
 void Tree::Impl::code_chunks(const Coding& coding, const Source& source) {
   const std::uint32_t end = pending.empty() ? 0 : pending.back().end;
   grow_to(codes, end);
-  tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t c) {
+  detail::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t c) {
     const detail::Chunk chunk = chunks[c];
     const ChildCoder coder = coding.coder(lattice, nodes[pending[chunk.pending].node]);
     std::uint32_t* __restrict counts = chunk_counts.data() + c * Coding::kBuckets;
@@ -204,7 +202,7 @@ template <class Coding, class Source>
 void Tree::Impl::scatter_chunks(const Coding& coding, const Source& source) {
   (void)coding;
   grow_to(next_entries, next_count);
-  tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t c) {
+  detail::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t c) {
     const detail::Chunk chunk = chunks[c];
     std::uint32_t* __restrict at = chunk_counts.data() + c * Coding::kBuckets;
     detail::WorkEntry* __restrict dst = next_entries.data();
@@ -425,12 +423,7 @@ void Tree::Impl::run_level_tasks() {
   std::sort(task_order.begin(), task_order.end(), [&](std::uint32_t a, std::uint32_t b) {
     return level_tasks[a].cost != level_tasks[b].cost ? level_tasks[a].cost > level_tasks[b].cost : a < b;
   });
-  tbb::parallel_for(
-      tbb::blocked_range<std::uint32_t>(0, count, 1),
-      [&](const tbb::blocked_range<std::uint32_t>& range) {
-        for (std::uint32_t i = range.begin(); i < range.end(); ++i) run_task(task_order[i]);
-      },
-      tbb::simple_partitioner());
+  detail::parallel_for_each_task(std::uint32_t{0}, count, [&](std::uint32_t i) { run_task(task_order[i]); });
   tasks_used += count;
   leaves.clear();
 }

@@ -1,10 +1,8 @@
 // All pairs of the tree of grids: the task grids found theirs while building; here the staying
 // boxes of coarse cells meet their subtrees, and every task's keys are sorted into one list.
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include "node_walk.h"
+#include "parallel_for.h"
 #include "tree_impl.h"
 
 namespace agrid {
@@ -52,7 +50,7 @@ void Tree::Impl::find_pairs(std::vector<Pair>& out) {
     }
   }
   if (stay_keys.size() < stay_work.size()) stay_keys.resize(stay_work.size());
-  tbb::parallel_for(std::size_t{0}, stay_work.size(), [&](std::size_t w) {
+  detail::parallel_for(std::size_t{0}, stay_work.size(), [&](std::size_t w) {
     const detail::StayWork work = stay_work[w];
     detail::KeyBuffer& keys = stay_keys[w];
     keys.clear();
