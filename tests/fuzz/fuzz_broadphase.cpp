@@ -6,11 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
-#include <map>
 #include <vector>
 
 #include "agrid/broadphase.h"
 #include "fuzz_input.h"
+#include "oracle/broadphase_model.h"
 
 namespace {
 
@@ -24,39 +24,10 @@ constexpr std::size_t kMaxObjects = 200;
 /// The filter groups and masks a byte picks from: everything, two disjoint groups, nothing.
 constexpr std::uint32_t kFilterBits[4] = {0xffffffffu, 1u, 2u, 0u};
 
-/// The live objects, and their pairs by brute force.
-struct Model {
-  std::map<Handle, Box> boxes;
-  std::map<Handle, Filter> filters;
-
-  [[nodiscard]] std::vector<Pair> pairs() const {
-    std::vector<Pair> out;
-    for (auto a = boxes.begin(); a != boxes.end(); ++a) {
-      for (auto b = std::next(a); b != boxes.end(); ++b) {
-        if (agrid::overlaps(a->second, b->second) && agrid::passes(filters.at(a->first), filters.at(b->first))) {
-          out.push_back({a->first, b->first});
-        }
-      }
-    }
-    return out;
-  }
-
-  [[nodiscard]] std::vector<Handle> overlapping(const Box& query) const {
-    std::vector<Handle> out;
-    for (const auto& [handle, box] : boxes) {
-      if (agrid::overlaps(query, box)) out.push_back(handle);
-    }
-    return out;
-  }
-};
+using Model = agrid::oracle::BroadphaseModel;
+using agrid::oracle::difference;
 
 Filter filter_from(std::uint8_t b) { return {kFilterBits[b & 3], kFilterBits[(b >> 2) & 3]}; }
-
-std::vector<Pair> difference(const std::vector<Pair>& a, const std::vector<Pair>& b) {
-  std::vector<Pair> out;
-  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-  return out;
-}
 
 /// The live handle a byte names (the byte modulo the live count), or none when nothing lives.
 bool pick(const Model& model, std::uint8_t b, Handle& handle) {

@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "agrid/agrid.h"
+#include "oracle/broadphase_model.h"
 #include "support/test_support.h"
 
 namespace agrid::test {
@@ -21,45 +21,8 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-// The model: live objects by handle, and their pairs by brute force.
-struct Model {
-  std::map<Handle, Box> boxes;
-  std::map<Handle, Filter> filters;
-
-  [[nodiscard]] std::vector<Pair> pairs() const {
-    std::vector<Pair> out;
-    for (auto a = boxes.begin(); a != boxes.end(); ++a) {
-      for (auto b = std::next(a); b != boxes.end(); ++b) {
-        if (overlaps(a->second, b->second) && passes(filters.at(a->first), filters.at(b->first))) {
-          out.push_back({a->first, b->first});
-        }
-      }
-    }
-    return out;
-  }
-
-  [[nodiscard]] std::vector<Handle> overlapping(const Box& q) const {
-    std::vector<Handle> out;
-    for (const auto& [h, b] : boxes) {
-      if (overlaps(q, b)) out.push_back(h);
-    }
-    return out;
-  }
-
-  [[nodiscard]] std::vector<Handle> hit_by(const Segment& s) const {
-    std::vector<Handle> out;
-    for (const auto& [h, b] : boxes) {
-      if (hits(s, b)) out.push_back(h);
-    }
-    return out;
-  }
-};
-
-std::vector<Pair> difference(const std::vector<Pair>& a, const std::vector<Pair>& b) {
-  std::vector<Pair> out;
-  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-  return out;
-}
+using Model = oracle::BroadphaseModel;
+using oracle::difference;
 
 Box random_box(Rng& rng, float side) {
   const float x = static_cast<float>(rng.uniform(0, side));

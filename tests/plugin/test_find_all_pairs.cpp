@@ -280,8 +280,8 @@ TEST(FindAllPairsWorkspace, CallsFromTasksOnManyThreadsMatchTheOracle) {
   }
 }
 
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-// Heap bytes in use (glibc; AddressSanitizer's allocator does not report here).
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+// Heap bytes in use (glibc; the sanitizers' allocators do not report here).
 std::size_t heap_in_use() { return mallinfo2().uordblks; }
 
 TEST(FindAllPairsWorkspace, MemoryOfABigCallIsFreedAfterASeriesOfSmallOnes) {
