@@ -2,7 +2,8 @@
 //
 // BM_peer/<peer>/<scene>: issue 13's benchmark scenes, for docs/peers.md's table. Serial peers
 // run on one thread; parallel ones get /threads:2. agrid appears as agrid-grid (a warm Grid, one
-// thread) and agrid-tree (a warm Tree, two threads).
+// thread) and agrid-tree (a warm Tree, two threads), and beside the Bullet peers' second frames,
+// agrid-broadphase-frame2 (agrid's incremental Broadphase, second frame with the same boxes).
 // BM_count/<peer>/<boxes>: uniform-1M scaled from 1k to 1M boxes (the same density), and
 // BM_density/<peer>/<range>: the same 100k article boxes in cubes from 2000 (sparse) down to 70
 // (heavily overlapping) across: the two charts' curves (scripts/peer-charts draws them).
@@ -103,6 +104,25 @@ void bm_agrid(benchmark::State& state, const std::vector<agrid::Box>& boxes, int
   set_counters(state, boxes.size(), pairs.size(), threads);
 }
 
+/// agrid's incremental Broadphase on its second frame with the same boxes, as bt-dbvt-frame2 and
+/// bt-axis-sweep-frame2 time Bullet's: every box set again (unchanged), one update(), the pairs
+/// read out. Not in the charts: it answers a different question from the one-shot peers.
+void bm_broadphase_frame2(benchmark::State& state, const std::vector<agrid::Box>& boxes) {
+  agrid::Broadphase broadphase;
+  std::vector<agrid::Handle> handles;
+  for (const agrid::Box& box : boxes) handles.push_back(broadphase.create(box));
+  broadphase.update();  // The first frame, untimed.
+  std::vector<agrid::Pair> pairs;
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < boxes.size(); ++i) broadphase.set_box(handles[i], boxes[i]);
+    broadphase.update();
+    const auto all = broadphase.pairs();
+    pairs.assign(all.begin(), all.end());
+    benchmark::DoNotOptimize(pairs.data());
+  }
+  set_counters(state, boxes.size(), pairs.size(), 1);
+}
+
 void add(const std::string& name, std::function<void(benchmark::State&)> run) {
   benchmark::RegisterBenchmark(name.c_str(), std::move(run))->Unit(benchmark::kMillisecond)->UseRealTime();
 }
@@ -130,7 +150,11 @@ void register_everyone(const std::vector<std::unique_ptr<agrid::peers::Peer>>& p
 int main(int argc, char** argv) {
   static const std::vector<std::unique_ptr<agrid::peers::Peer>> peers = agrid::peers::make_peers();
   for (const char* scene : kTableScenes) {
-    register_everyone(peers, "BM_peer", scene, [scene] { return agrid::scenes::make_scene(scene, 1.0, 1).boxes; });
+    const BoxSource make = [scene] { return agrid::scenes::make_scene(scene, 1.0, 1).boxes; };
+    register_everyone(peers, "BM_peer", scene, make);
+    const std::string key = std::string("BM_peer/") + scene;
+    add(std::string("BM_peer/agrid-broadphase-frame2/") + scene,
+        [key, make](benchmark::State& s) { bm_broadphase_frame2(s, boxes_of(key, make)); });
   }
   for (const int count : kChartCounts) {
     const double scale = count / 1e6;
