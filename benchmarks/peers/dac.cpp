@@ -27,12 +27,6 @@ constexpr std::size_t kBruteForceMax = 32;
 /// At most this many boxes are sorted and swept rather than split again: 16 to 1,024 differ by
 /// under 10% on the benchmark scenes, 128 fastest on most.
 constexpr std::size_t kSweepMax = 128;
-/// Boxes whose centres choose the split axis: an even sample of 64 chose as well as 1,024 did
-/// (and than all of them), at a third of the time on the 20k scenes.
-constexpr std::size_t kAxisSamples = 64;
-/// Boxes whose centres give the median: the median of an even sample of 31 splits within about
-/// a tenth of the middle, and was faster than 63 to 255 (the split is one pass either way).
-constexpr std::size_t kMedianSamples = 31;
 /// A sampled median that leaves more than this share of the boxes on one side is replaced by the
 /// exact one (never seen on the benchmark scenes; it bounds the recursion's depth).
 constexpr double kMaxSideShare = 0.875;
@@ -67,7 +61,7 @@ class Dac final : public Peer {
       brute_force(e);
       return;
     }
-    const std::array<int, 3> axes = sweep::axes_by_variance(e, kAxisSamples);
+    const std::array<int, 3> axes = sweep::axes_by_variance(e, sweep::kAxisSamples);
     if (e.size() <= kSweepMax) {
       sweep_all(e, axes[0]);
       return;
@@ -88,7 +82,7 @@ class Dac final : public Peer {
   /// exact median each side has at most half the boxes, so the recursion is at most log2 n deep.
   sweep::Split split_at_median(std::span<const Entry> e, std::span<Entry> spare, int axis) {
     const auto centre_on_axis = [axis](const Entry& x) { return centre(x, axis); };
-    const float sampled = sweep::median(e, centre_on_axis, centres_, kMedianSamples);
+    const float sampled = sweep::median(e, centre_on_axis, centres_, sweep::kMedianSamples);
     const sweep::Split parts = sweep::split_by_plane(e, spare, axis, sampled, straddling_);
     const auto largest_side = static_cast<double>(std::max(parts.below.size(), parts.above.size()));
     if (largest_side <= kMaxSideShare * static_cast<double>(e.size())) return parts;

@@ -33,13 +33,6 @@ constexpr std::size_t kLeafBoxes = 32;
 /// microsecond, far less than such a subtree's work (1,024 to 16,384 differed by no more than
 /// the noise).
 constexpr std::size_t kParallelMinBoxes = 4096;
-/// Boxes whose centres choose a node's axes: an even sample this large finds the axes of largest
-/// variance as well as all of them, for a fraction of the time on large nodes.
-constexpr std::size_t kAxisSamples = 64;
-/// Boxes whose lows give a divider. Broccoli takes the exact median; the median of an even
-/// sample of 31 splits almost as evenly and took the whole run on uniform-1M (one thread) from
-/// 417 to 215 ms of CPU.
-constexpr std::size_t kMedianSamples = 31;
 
 /// One node of the tree: its own boxes and, unless a leaf, where its children divide. Its
 /// subtree's boxes are contiguous: [left child's subtree | its own | right child's subtree].
@@ -116,7 +109,7 @@ class KdSweep final : public Peer {
     node.subtree_end = end;
     if (begin == end) return;
     const std::span<Entry> all = run(in_entries, begin, end);
-    const std::array<int, 3> axes = sweep::axes_by_variance(all, kAxisSamples);
+    const std::array<int, 3> axes = sweep::axes_by_variance(all, sweep::kAxisSamples);
     if (level + 1 == levels_ || all.size() <= kLeafBoxes) {
       finish(node, begin, in_entries ? all : place(all, begin), axes[0]);
       return;
@@ -124,7 +117,7 @@ class KdSweep final : public Peer {
     const int split = axes[0];
     Local& local = locals_.local();
     const float divider =
-        sweep::median(all, [split](const Entry& x) { return x.lo[split]; }, local.lows, kMedianSamples);
+        sweep::median(all, [split](const Entry& x) { return x.lo[split]; }, local.lows, sweep::kMedianSamples);
     // The median box crosses the divider, so each child has fewer boxes.
     const sweep::Split parts =
         sweep::split_by_plane(all, run(!in_entries, begin, end), split, divider, local.straddling);
