@@ -4,8 +4,10 @@
 // hand-off of a task to a worker happens inside it, where ThreadSanitizer cannot see it, and
 // every read of the caller's data in a task would be reported. Under ThreadSanitizer each body
 // acquires what the caller released before the loop, and the caller acquires what the bodies
-// released after it: exactly the fork-join order oneTBB guarantees, and nothing between two
-// bodies, so a race between tasks is still reported.
+// released after it: the fork-join order oneTBB guarantees. Bodies that run at the same time
+// stay unordered, so a race between them is reported (tests/tsan/race_canary checks that); a
+// body copied by a worker carries that worker's earlier bodies to the ones run after it, so a
+// race between bodies far apart in time may go unseen.
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
