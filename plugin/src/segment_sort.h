@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-#include <tbb/enumerable_thread_specific.h>
+#include "per_thread.h"
 
 #include "agrid/pair.h"
 #include "uninitialized_vector.h"
@@ -19,7 +19,7 @@ struct SegmentSortScratch {
   UninitializedVector<std::size_t> counts;          ///< Per piece and bucket: keys, then offsets.
   UninitializedVector<std::size_t> bucket_begin;    ///< Where each bucket starts in `keys`.
   std::vector<std::span<const std::uint64_t>> pieces;
-  tbb::enumerable_thread_specific<UninitializedVector<std::uint64_t>> radix;  ///< Per worker.
+  PerThread<UninitializedVector<std::uint64_t>> radix;  ///< Per worker.
 
   [[nodiscard]] std::size_t bytes_held() const;
 };

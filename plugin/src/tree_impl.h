@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include <tbb/enumerable_thread_specific.h>
+#include "per_thread.h"
 
 #include "agrid/grid.h"
 #include "agrid/tree.h"
@@ -97,7 +97,7 @@ struct Tree::Impl {
   // Pair scratch.
   std::vector<detail::StayWork> stay_work;
   std::vector<detail::KeyBuffer> stay_keys;
-  tbb::enumerable_thread_specific<detail::SweepScratch> sweep_scratch;
+  detail::PerThread<detail::SweepScratch> sweep_scratch;
   std::vector<std::span<const std::uint64_t>> segments;
   detail::SegmentSortScratch sort_scratch;
 
