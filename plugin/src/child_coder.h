@@ -1,5 +1,5 @@
 #pragma once
-// ChildCoder: where a box goes when a cell splits, as one 16-bit code.
+// ChildCoder: computes the ChildCode (or GrandchildCode) of a box for a cell's split.
 
 #include <algorithm>
 #include <cstdint>
@@ -8,24 +8,10 @@
 #include <emmintrin.h>
 #endif
 
+#include "child_code.h"
 #include "lattice.h"
 
 namespace agrid::detail {
-
-// A split gives each entry a code: the index of the lowest child it overlaps (6 bits), the
-// axes on which it also overlaps the next child (3 bits), and whether it stays instead ...
-inline constexpr std::uint32_t kSpreadShift = 6;
-inline constexpr std::uint16_t kStayFlag = 1u << 9;
-// ... and the axes on which its min corner lies in that lowest child (owner bits, 3 bits).
-inline constexpr std::uint32_t kStartShift = 10;
-// At the root, an invalid box's code: it takes part in nothing.
-inline constexpr std::uint16_t kSkipFlag = 1u << 13;
-
-// A grandchild code (the root's level-2 cells, 16 per axis): the lowest cell x + 16y + 256z
-// (12 bits), the axes on which the box also overlaps the next cell (3 bits), and a flag for a
-// box too large to descend that far or invalid.
-inline constexpr std::uint32_t kGrandchildSpreadShift = 12;
-inline constexpr std::uint16_t kGrandchildRefused = 1u << 15;
 
 // Computes codes for the children (at `child_shift`) of the cell whose first child is `base`,
 // from six floats: min x, y, z, max x, y, z (the layout of a Box and of a WorkEntry).
@@ -46,7 +32,7 @@ class ChildCoder {
 
   /// For a coder of the root's grandchildren (child_shift of level 2, base 0): the box's
   /// grandchild code.
-  [[nodiscard]] std::uint16_t grandchild_code(const float* bounds) const noexcept {
+  [[nodiscard]] GrandchildCode grandchild_code(const float* bounds) const noexcept {
 #if defined(__SSE2__)
     const __m128i g_lo = cells(_mm_loadu_ps(bounds));
     const __m128 tail = _mm_loadu_ps(bounds + 2);
@@ -56,22 +42,23 @@ class ChildCoder {
     __m128i index = _mm_madd_epi16(g_lo, _mm_setr_epi32(1, 16, 256, 0));  // x + 16y + 256z
     index = _mm_add_epi32(index, _mm_shuffle_epi32(index, _MM_SHUFFLE(1, 0, 3, 2)));
     index = _mm_add_epi32(index, _mm_shuffle_epi32(index, _MM_SHUFFLE(2, 3, 0, 1)));
-    return static_cast<std::uint16_t>(static_cast<std::uint32_t>(_mm_cvtsi128_si32(index)) |
-                                      (spread << kGrandchildSpreadShift) | (large != 0 ? kGrandchildRefused : 0u));
+    return GrandchildCode(static_cast<std::uint16_t>(static_cast<std::uint32_t>(_mm_cvtsi128_si32(index)) |
+                                                     (spread << GrandchildCode::kSpreadShift) |
+                                                     (large != 0 ? GrandchildCode::kRefusedFlag : 0u)));
 #else
     std::uint32_t code = 0;
     for (int a = 0; a < 3; ++a) {
       const std::uint32_t g_lo = lattice_.quantize(bounds[a], a) >> child_shift_;
       const std::uint32_t g_hi = lattice_.quantize(bounds[3 + a], a) >> child_shift_;
       code |= g_lo << (4 * a);
-      code |= static_cast<std::uint32_t>(g_hi > g_lo) << (kGrandchildSpreadShift + a);
-      code |= static_cast<std::uint32_t>(g_hi - g_lo >= big_span_) * kGrandchildRefused;
+      code |= static_cast<std::uint32_t>(g_hi > g_lo) << (GrandchildCode::kSpreadShift + a);
+      code |= static_cast<std::uint32_t>(g_hi - g_lo >= big_span_) * GrandchildCode::kRefusedFlag;
     }
-    return static_cast<std::uint16_t>(code);
+    return GrandchildCode(static_cast<std::uint16_t>(code));
 #endif
   }
 
-  [[nodiscard]] std::uint16_t code(const float* bounds) const noexcept {
+  [[nodiscard]] ChildCode code(const float* bounds) const noexcept {
 #if defined(__SSE2__)
     // The three axes in the lanes of SSE2 registers (plain x86-64), with the same float
     // operations as Lattice::quantize, so the same lattice coordinates.
@@ -90,8 +77,9 @@ class ChildCoder {
     __m128i index = _mm_madd_epi16(c_lo, _mm_setr_epi32(1, 4, 16, 0));  // x + 4y + 16z
     index = _mm_add_epi32(index, _mm_shuffle_epi32(index, _MM_SHUFFLE(1, 0, 3, 2)));
     index = _mm_add_epi32(index, _mm_shuffle_epi32(index, _MM_SHUFFLE(2, 3, 0, 1)));
-    return static_cast<std::uint16_t>(static_cast<std::uint32_t>(_mm_cvtsi128_si32(index)) | (spread << kSpreadShift) |
-                                      (stays != 0 ? kStayFlag : 0u) | (starts << kStartShift));
+    return ChildCode(static_cast<std::uint16_t>(static_cast<std::uint32_t>(_mm_cvtsi128_si32(index)) |
+                                                (spread << ChildCode::kSpreadShift) |
+                                                (stays != 0 ? ChildCode::kStayFlag : 0u) | (starts << ChildCode::kOwnerShift)));
 #else
     std::uint32_t code = 0;
     for (int a = 0; a < 3; ++a) {
@@ -101,11 +89,11 @@ class ChildCoder {
       const std::uint32_t c_lo = g_lo > base_[a] ? g_lo - base_[a] : 0;
       const std::uint32_t c_hi = std::min(g_hi - base_[a], 3u);
       code |= c_lo << (2 * a);
-      code |= static_cast<std::uint32_t>(c_hi > c_lo) << (kSpreadShift + a);
-      code |= static_cast<std::uint32_t>(g_lo >= base_[a]) << (kStartShift + a);
-      code |= static_cast<std::uint32_t>(g_hi - g_lo >= big_span_) * kStayFlag;
+      code |= static_cast<std::uint32_t>(c_hi > c_lo) << (ChildCode::kSpreadShift + a);
+      code |= static_cast<std::uint32_t>(g_lo >= base_[a]) << (ChildCode::kOwnerShift + a);
+      code |= static_cast<std::uint32_t>(g_hi - g_lo >= big_span_) * ChildCode::kStayFlag;
     }
-    return static_cast<std::uint16_t>(code);
+    return ChildCode(static_cast<std::uint16_t>(code));
 #endif
   }
 

@@ -4,7 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "grid_impl.h"
+#include "agrid/grid.h"
+#include "grid_core.h"
 #include "node_walk.h"
 #include "segment_math.h"
 
@@ -138,8 +139,13 @@ class SegmentWalk {
 
 }  // namespace
 
-bool Grid::Impl::for_each_range(std::uint32_t node_index, const LatticeBox& q, bool include_node_stays,
-                                RangeVisitor visit) const {
+namespace detail {
+
+bool GridCore::for_each_range(std::uint32_t node_index, const LatticeBox& q, bool include_node_stays,
+                              RangeVisitor visit) const {
+  const std::vector<Node>& nodes = cells_.nodes();
+  const EntryArrays& stay = cells_.stay_entries();
+  const EntryArrays& leaf = cells_.leaf_entries();
   const Node& node = nodes[node_index];
   const std::uint8_t bits = query_start_bits(q, node);
   if (include_node_stays && node.stay_end > node.stay_begin && !visit(stay, {node.stay_begin, node.stay_end}, bits)) {
@@ -150,6 +156,8 @@ bool Grid::Impl::for_each_range(std::uint32_t node_index, const LatticeBox& q, b
     return for_each_range(static_cast<std::uint32_t>(&child - nodes.data()), q, true, visit);
   });
 }
+
+}  // namespace detail
 
 namespace {
 
@@ -182,8 +190,14 @@ struct SegmentQuery {
 
 }  // namespace
 
-bool Grid::Impl::segment_subtree(std::uint32_t node_index, const Segment& segment, FunctionRef<std::uint32_t> visit) const {
-  const detail::PreparedSegment prepared(segment);
+namespace detail {
+
+bool GridCore::segment_subtree(std::uint32_t node_index, const Segment& segment, FunctionRef<std::uint32_t> visit) const {
+  const std::vector<Node>& nodes = cells_.nodes();
+  const Lattice& lattice = cells_.lattice();
+  const EntryArrays& stay = cells_.stay_entries();
+  const EntryArrays& leaf = cells_.leaf_entries();
+  const PreparedSegment prepared(segment);
   const SegmentQuery query{prepared, lattice, visit};
 
   // The owner point of a hit is found through the segment's parameter, whose rounding grows
@@ -201,13 +215,21 @@ bool Grid::Impl::segment_subtree(std::uint32_t node_index, const Segment& segmen
   return descend(descend, nodes[node_index]);
 }
 
-void Grid::for_each_overlap(const Box& box, FunctionRef<std::uint32_t> visit) const {
-  if (!is_valid(box) || impl_->nodes.empty()) return;
-  impl_->for_each_range(0, impl_->lattice.quantize(box), true,
-                        [&](const EntryArrays& e, detail::CellRange range, std::uint8_t bits) {
-                          return visit_overlapping(e, range.begin, range.end, box, bits, visit);
-                        });
+void GridCore::for_each_overlap(const Box& box, FunctionRef<std::uint32_t> visit) const {
+  if (!is_valid(box) || cells_.nodes().empty()) return;
+  for_each_range(0, cells_.lattice().quantize(box), true, [&](const EntryArrays& e, CellRange range, std::uint8_t bits) {
+    return visit_overlapping(e, range.begin, range.end, box, bits, visit);
+  });
 }
+
+void GridCore::for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit) const {
+  if (!is_valid(segment) || cells_.nodes().empty()) return;
+  segment_subtree(0, segment, visit);
+}
+
+}  // namespace detail
+
+void Grid::for_each_overlap(const Box& box, FunctionRef<std::uint32_t> visit) const { core_->for_each_overlap(box, visit); }
 
 void Grid::query(const Box& box, std::vector<std::uint32_t>& out) const {
   out.clear();
@@ -215,10 +237,7 @@ void Grid::query(const Box& box, std::vector<std::uint32_t>& out) const {
   std::sort(out.begin(), out.end());
 }
 
-void Grid::for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit) const {
-  if (!is_valid(segment) || impl_->nodes.empty()) return;
-  impl_->segment_subtree(0, segment, visit);
-}
+void Grid::for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit) const { core_->for_each_hit(segment, visit); }
 
 void Grid::query(const Segment& segment, std::vector<std::uint32_t>& out) const {
   out.clear();

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "grid_impl.h"
+#include "grid_core.h"
 
 namespace agrid::detail {
 

@@ -13,12 +13,6 @@
 
 namespace agrid::detail {
 
-/// Index of child (x, y, z) within its parent.
-[[nodiscard]] constexpr std::uint32_t child_index(std::uint32_t x, std::uint32_t y,
-                                                  std::uint32_t z) noexcept {
-  return x + 4 * y + 16 * z;
-}
-
 // The children an entry with spread bits s overlaps, as offsets from its lowest child.
 struct SpreadTable {
   std::uint8_t count[8];
@@ -52,6 +46,13 @@ inline constexpr SpreadTable kSpread = make_spread_table();
          static_cast<float>(copies) <= config.max_copies_per_box * static_cast<float>(entries);
 }
 
+/// Whether a child of `count` entries at `level` is finished now (a leaf of the grid, a task of
+/// the tree) rather than split at the next level: it holds at most `capacity` entries, or it
+/// is at the deepest level.
+[[nodiscard]] constexpr bool child_is_finished(std::uint32_t count, std::uint32_t capacity, std::uint32_t level) noexcept {
+  return count <= capacity || level >= kMaxDepth;
+}
+
 // Where a split or a leaf reads its entries: the records of a level ...
 struct RecordSource {
   const WorkEntry* records;
@@ -75,7 +76,6 @@ struct BoxSource {
 
 /// The root's grandchildren: 16 x 16 x 16 cells of level 2.
 inline constexpr std::uint32_t kGrandchildren = 4096;
-inline constexpr std::uint32_t kGrandchildIndexMask = kGrandchildren - 1;
 /// The root is split straight into its grandchildren when it holds more than this many times
 /// leaf_capacity boxes (as many as its children): then its children would split too.
 inline constexpr std::uint32_t kTwoLevelFactor = 64;
@@ -93,11 +93,12 @@ struct TwoLevelCopies {
   std::uint64_t children = 0;
   std::uint64_t grandchildren = 0;
 
-  void add(std::uint16_t code) noexcept {
-    const std::uint32_t spread = (code >> kGrandchildSpreadShift) & 7u;
+  void add(GrandchildCode code) noexcept {
+    const std::uint32_t spread = code.spread();
     // Axes on which the box also reaches the next child: it spreads from a lowest cell that is
     // the last of its child (low two bits of that axis's 4-bit coordinate set).
-    const std::uint32_t last = code & (code >> 1) & 0x111u;
+    const std::uint32_t first = code.first();
+    const std::uint32_t last = first & (first >> 1) & 0x111u;
     const std::uint32_t child_axes = spread & ((last & 1u) | ((last >> 3) & 2u) | ((last >> 6) & 4u));
     children += kSpread.count[child_axes];
     grandchildren += kSpread.count[spread];
@@ -124,9 +125,9 @@ struct TwoLevelCopies {
   std::uint32_t sampled_staying = 0;
   for (std::uint32_t i = 0; i < count; i += std::max<std::uint32_t>(1, count / kTwoLevelSamples)) {
     if (!is_valid(boxes[i])) continue;
-    const std::uint16_t code = coder.grandchild_code(&boxes[i].min.x);
+    const GrandchildCode code = coder.grandchild_code(&boxes[i].min.x);
     ++sampled_boxes;
-    if (code & kGrandchildRefused) {
+    if (code.stays()) {
       ++sampled_staying;
       continue;
     }

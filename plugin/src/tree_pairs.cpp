@@ -14,8 +14,10 @@ constexpr std::uint32_t kStaysPerWork = 64;
 }  // namespace
 
 void Tree::Impl::stay_pairs_below(std::uint32_t node, std::uint32_t s, detail::KeyBuffer& keys) const {
+  const std::vector<detail::Node>& nodes = coarse.nodes();
+  const detail::EntryArrays& stay = coarse.stay_entries();
   const Box box = stay.box(s);
-  const detail::LatticeBox& q = stay_lattice[s];
+  const detail::LatticeBox& q = coarse.stay_lattice()[s];
   const std::uint32_t id = stay.id[s];
   detail::for_children_in_range(nodes, nodes[node], q, [&](const detail::Node& child) {
     const auto c = static_cast<std::uint32_t>(&child - nodes.data());
@@ -23,16 +25,15 @@ void Tree::Impl::stay_pairs_below(std::uint32_t node, std::uint32_t s, detail::K
     if (child.stay_end > child.stay_begin) {
       detail::append_box_pairs(stay, {child.stay_begin, child.stay_end}, box, bits, id, config.kernel, keys);
     }
-    const detail::LeafPlace place = places[c];
-    if (place.grid == detail::kNotALeaf.grid) {
+    const detail::CellPlace place = places[c];
+    if (place.grid == detail::kNotInAGrid.grid) {
       stay_pairs_below(c, s, keys);
       return true;
     }
-    grid_impl(*grids[place.grid]).for_each_range(place.root, q, true,
-                                                 [&](const detail::EntryArrays& e, detail::CellRange range, std::uint8_t b) {
-                                                   detail::append_box_pairs(e, range, box, b, id, config.kernel, keys);
-                                                   return true;
-                                                 });
+    grids[place.grid].for_each_range(place.root, q, true, [&](const detail::EntryArrays& e, detail::CellRange range, std::uint8_t b) {
+      detail::append_box_pairs(e, range, box, b, id, config.kernel, keys);
+      return true;
+    });
     return true;
   });
 }
@@ -40,6 +41,8 @@ void Tree::Impl::stay_pairs_below(std::uint32_t node, std::uint32_t s, detail::K
 void Tree::Impl::find_pairs(std::vector<Pair>& out) {
   // The staying boxes of every coarse cell, in fixed units: among themselves, then against the
   // cell's subtree in runs of kStaysPerWork.
+  const std::vector<detail::Node>& nodes = coarse.nodes();
+  const detail::EntryArrays& stay = coarse.stay_entries();
   stay_work.clear();
   for (std::uint32_t n = 0; n < nodes.size(); ++n) {
     const detail::Node& node = nodes[n];
@@ -63,10 +66,10 @@ void Tree::Impl::find_pairs(std::vector<Pair>& out) {
   });
 
   // Every task's keys, then every stay unit's, in that fixed order.
-  segments.clear();
-  for (std::uint32_t t = 0; t < tasks_used; ++t) segments.push_back(grid_impl(*grids[t]).pair_keys.keys());
-  for (std::size_t w = 0; w < stay_work.size(); ++w) segments.push_back(stay_keys[w].keys());
-  detail::sort_segments(segments, stats.boxes, sort_scratch, out);
+  key_runs.clear();
+  for (std::uint32_t t = 0; t < tasks_used; ++t) key_runs.push_back(grids[t].pair_keys());
+  for (std::size_t w = 0; w < stay_work.size(); ++w) key_runs.push_back(stay_keys[w].keys());
+  detail::sort_segments(key_runs, stats.boxes, sort_scratch, out);
 }
 
 }  // namespace agrid

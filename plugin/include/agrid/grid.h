@@ -15,6 +15,10 @@
 
 namespace agrid {
 
+namespace detail {
+class GridCore;
+}  // namespace detail
+
 /// A 4x4x4 hierarchical grid over a set of boxes, stored in flat arrays. Build it once per
 /// frame with build(); then ask for all overlapping pairs, or for the boxes meeting a query
 /// box or segment. Memory is kept between builds: a warm frame of the same size allocates
@@ -60,9 +64,7 @@ class Grid {
   [[nodiscard]] const Config& config() const noexcept;
 
  private:
-  friend class Tree;  // whose tasks are grids
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<detail::GridCore> core_;
 };
 
 }  // namespace agrid

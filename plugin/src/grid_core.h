@@ -1,0 +1,74 @@
+#pragma once
+// GridCore: one grid's cells (built by the split engine), its pair search and its queries.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "agrid/box.h"
+#include "agrid/callback.h"
+#include "agrid/config.h"
+#include "agrid/pair.h"
+#include "agrid/segment.h"
+#include "agrid/stats.h"
+#include "key_buffer.h"
+#include "leaf_kernel.h"
+#include "split_engine.h"
+
+namespace agrid::detail {
+
+/// The grid: a SplitEngine that turns small cells into leaves, the pair keys of its cells, and
+/// its box and segment queries. Grid is its public face; the tree of grids holds one per task.
+class GridCore {
+ public:
+  explicit GridCore(const Config& config);
+
+  /// Rebuilds the grid over `boxes` (see Grid::build).
+  void build(std::span<const Box> boxes);
+
+  /// Empties the grid, keeping its memory; the next cells are added on `lattice`.
+  void start_forest(const Lattice& lattice) noexcept;
+  /// Adds the subtree of the cell at (cell, level) holding `records` (owner bits relative to
+  /// it) to the forest; returns its root's node index.
+  std::uint32_t add_subtree(std::span<const WorkEntry> records, const std::uint32_t cell[3], std::uint32_t level);
+  /// Ends a forest: pads the entry arrays for the kernels and fills in the stats.
+  void finish();
+
+  /// Finds the keys (pair_key) of every overlapping pair; pair_keys() holds them until the next call.
+  void collect_pair_keys();
+  [[nodiscard]] std::span<std::uint64_t> pair_keys() noexcept { return pair_keys_.keys(); }
+  /// Replaces `out` with the pairs of collect_pair_keys() in ascending order.
+  void sort_pairs(std::vector<Pair>& out);
+  /// Grid::for_each_pair.
+  void for_each_pair(FunctionRef<Pair> visit);
+
+  /// What for_each_range calls: entries, a range of them, and the query's owner bits there.
+  using RangeVisitor = FunctionRef<const EntryArrays&, CellRange, std::uint8_t>;
+  /// Calls `visit` with every non-empty range of entries in the subtree of `node` that may
+  /// overlap a box of lattice range `q`: the staying entries of each node entered (the first
+  /// node's own only when `include_node_stays`) and the entries of each leaf entered. Stops
+  /// when visit returns false.
+  bool for_each_range(std::uint32_t node, const LatticeBox& q, bool include_node_stays, RangeVisitor visit) const;
+
+  /// Grid::for_each_overlap and Grid::for_each_hit.
+  void for_each_overlap(const Box& box, FunctionRef<std::uint32_t> visit) const;
+  void for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit) const;
+
+  [[nodiscard]] const GridStats& stats() const noexcept { return stats_; }
+  [[nodiscard]] const Config& config() const noexcept { return config_; }
+  [[nodiscard]] std::size_t bytes_held() const noexcept;
+
+ private:
+  /// Calls `visit` with the entries of the subtree of `node` that the segment hits.
+  bool segment_subtree(std::uint32_t node, const Segment& segment, FunctionRef<std::uint32_t> visit) const;
+
+  Config config_;
+  SplitEngine cells_;
+  GridStats stats_;
+  KeyBuffer pair_keys_;
+  UninitializedVector<std::uint64_t> pair_keys_scratch_;
+  SweepScratch sweep_scratch_;
+  std::vector<Pair> visit_pairs_;  ///< for_each_pair's sorted pairs.
+};
+
+}  // namespace agrid::detail

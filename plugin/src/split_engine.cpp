@@ -1,0 +1,479 @@
+// The split engine: code, count, place and scatter, over chunks of a level's entries.
+
+#include "split_engine.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <type_traits>
+#include <utility>
+
+#include <tbb/task_arena.h>
+
+#include "child_coder.h"
+#include "parallel_for.h"
+#include "split_rules.h"
+
+namespace agrid::detail {
+namespace {
+
+/// Entries coded and scattered as one unit of parallel work: each thread gets about this many
+/// chunks of a level, so that a slow one can be balanced by the others ...
+constexpr std::uint32_t kChunksPerThread = 4;
+/// ... but no chunk is smaller than this, or the per-chunk counters of the children would cost
+/// more than the entries. Fewer, larger chunks scatter faster: each chunk writes its own slice
+/// of every child, and slices cut the children's write streams. The layout of the entries does
+/// not depend on the chunks: a child's entries are in ascending order of the level's entries.
+constexpr std::uint32_t kMinChunkEntries = 16384;
+
+/// Bits in one word of a batch's leaf-bucket set.
+constexpr std::uint32_t kBucketsPerWord = 64;
+
+// The offset, among cells x + s*y + s*s*z of side s, of the next cell on the given axes.
+template <std::uint32_t kSide>
+[[nodiscard]] constexpr std::uint32_t next_cell_offset(std::uint32_t axes) noexcept {
+  return (axes & 1u) + kSide * ((axes >> 1) & 1u) + kSide * kSide * (axes >> 2);
+}
+
+// A split of a cell into its 64 children, coded by ChildCoder::code.
+struct OneLevel {
+  using Code = ChildCode;
+  static constexpr std::uint32_t kBuckets = 64;
+  static constexpr bool kTwoLevels = false;
+  std::uint32_t big_span;
+
+  [[nodiscard]] ChildCoder coder(const Lattice& lattice, const Node& node) const noexcept {
+    const std::uint32_t base[3] = {node.cell[0] << 2, node.cell[1] << 2, node.cell[2] << 2};
+    return ChildCoder(lattice, level_shift(node.level + 1), base, big_span);
+  }
+  [[nodiscard]] static Code code(const ChildCoder& c, const float* bounds) noexcept { return c.code(bounds); }
+  [[nodiscard]] static Code invalid() noexcept { return ChildCode::skipped(); }
+  [[nodiscard]] static bool is_invalid(Code c) noexcept { return c.is_skipped(); }
+  // At the root, boxes that stay are the oversize ones.
+  [[nodiscard]] static bool oversize(Code c, const float*) noexcept { return c.stays(); }
+  [[nodiscard]] static std::uint32_t owner_bits(Code c) noexcept { return c.owner_bits(); }
+  [[nodiscard]] static std::uint32_t offset(std::uint32_t axes) noexcept { return next_cell_offset<4>(axes); }
+};
+
+// The root's split straight into its 4,096 grandchildren, coded by ChildCoder::grandchild_code.
+// Invalid boxes are coded as refused; the scatter tells them from staying ones.
+struct TwoLevels {
+  using Code = GrandchildCode;
+  static constexpr std::uint32_t kBuckets = kGrandchildren;
+  static constexpr bool kTwoLevels = true;
+  ChildCoder root_children;  ///< Tells the oversize boxes among those that stay.
+  std::uint32_t big_span;
+
+  [[nodiscard]] ChildCoder coder(const Lattice& lattice, const Node&) const noexcept {
+    const std::uint32_t base[3] = {0, 0, 0};
+    return ChildCoder(lattice, level_shift(2), base, big_span);
+  }
+  [[nodiscard]] static Code code(const ChildCoder& c, const float* bounds) noexcept { return c.grandchild_code(bounds); }
+  [[nodiscard]] static Code invalid() noexcept { return GrandchildCode::refused(); }
+  [[nodiscard]] static bool is_invalid(Code) noexcept { return false; }
+  [[nodiscard]] bool oversize(Code, const float* bounds) const noexcept { return root_children.code(bounds).stays(); }
+  [[nodiscard]] static std::uint32_t owner_bits(Code) noexcept { return kOwnAllAxes; }  // nothing is clipped at the root
+  [[nodiscard]] static std::uint32_t offset(std::uint32_t axes) noexcept { return next_cell_offset<16>(axes); }
+};
+
+template <class T>
+void grow_to(T& v, std::size_t n) {
+  if (v.size() < n) v.resize(std::max(n, 2 * v.size()));
+}
+
+template <class T>
+[[nodiscard]] std::size_t capacity_bytes(const T& v) noexcept {
+  return v.capacity() * sizeof(typename T::value_type);
+}
+
+[[nodiscard]] std::uint32_t sum(const std::vector<std::uint32_t>& v) noexcept {
+  return std::accumulate(v.begin(), v.end(), 0u);
+}
+
+}  // namespace
+
+SplitEngine::SplitEngine(const Config& config, std::uint32_t capacity, Finish finish, Execution execution)
+    : config_(config), capacity_(capacity), finish_(finish), execution_(execution) {}
+
+void SplitEngine::clear() noexcept {
+  nodes_.clear();
+  leaf_.clear();
+  leaf_cells_.clear();
+  stay_.clear();
+  stay_lattice_.clear();
+  finished_.clear();
+  pending_.clear();
+  next_pending_.clear();
+  next_count_ = 0;
+  depth_ = 0;
+  invalid_boxes_ = 0;
+  oversize_boxes_ = 0;
+}
+
+void SplitEngine::split_root(std::span<const Box> boxes) {
+  const auto count = static_cast<std::uint32_t>(boxes.size());
+  if (finish_ == Finish::leaf) {
+    // A first frame sizes the arrays for the common case at once (every box in a leaf, a
+    // quarter of them copied into a second cell) instead of growing them step by step.
+    const auto expected = static_cast<std::uint32_t>(std::min<std::uint64_t>(
+        std::uint64_t{count} + count / 4, std::numeric_limits<std::uint32_t>::max() - 1 - kKernelPadding));
+    grow_to(level_entries_, expected);
+    grow_to(next_entries_, expected);
+    leaf_.reserve(expected + kKernelPadding);
+  }
+  nodes_.push_back(Node{{0, 0, 0}, 0, 0, 0, 0, 0, 0, 0});
+  pending_.assign(1, PendingNode{0, 0, count});
+  const BoxSource source{boxes.data()};
+  // Many boxes: the root's children would all split again, so distribute the boxes straight to
+  // the root's grandchildren (one pass less over every box), unless too many are too large.
+  const bool two_levels = count > kTwoLevelFactor * config_.leaf_capacity && try_two_levels(source, boxes);
+  if (!two_levels) split_batch(OneLevel{config_.big_span}, source, 0, 1);
+  invalid_boxes_ = sum(chunk_invalid_);
+  oversize_boxes_ = sum(chunk_oversize_);
+}
+
+template <class Source>
+bool SplitEngine::try_two_levels(const Source& source, std::span<const Box> boxes) {
+  const std::uint32_t origin[3] = {0, 0, 0};
+  const TwoLevels coding{ChildCoder(lattice_, level_shift(1), origin, config_.big_span), config_.big_span};
+  // Boxes too large for the grandchildren stay with the root (planes, terrain), where they are
+  // tested against everything; if they would be more than max_staying_share of the boxes, or
+  // the copies too many by the rule a one-level split applies, the root splits one level.
+  if (!sample_says_two_levels_pay(config_, coding.coder(lattice_, nodes_[0]), boxes)) return false;
+  make_chunks(0, 1, TwoLevels::kBuckets);
+  code_chunks(coding, source);
+  const auto valid = static_cast<float>(static_cast<std::uint32_t>(boxes.size()) - sum(chunk_invalid_));
+  if (static_cast<float>(sum(chunk_stays_)) > config_.max_staying_share * valid) return false;
+  place_batch(coding, source);
+  scatter_chunks(coding, source);
+  return true;
+}
+
+std::uint32_t SplitEngine::split_subtree_root(std::span<const WorkEntry> records, const std::uint32_t cell[3],
+                                              std::uint32_t level) {
+  const auto root = static_cast<std::uint32_t>(nodes_.size());
+  const auto count = static_cast<std::uint32_t>(records.size());
+  nodes_.push_back(Node{{cell[0], cell[1], cell[2]}, level, 0, 0, 0, 0, 0, 0});
+  depth_ = std::max(depth_, level);
+  pending_.assign(1, PendingNode{root, 0, count});
+  const RecordSource source{records.data()};
+  if (child_is_finished(count, capacity_, level)) {
+    finish_unsplit(pending_[0], source);
+  } else {
+    split_batch(OneLevel{config_.big_span}, source, 0, 1);
+  }
+  return root;
+}
+
+void SplitEngine::split_level() {
+  const RecordSource source{level_entries_.data()};
+  const OneLevel coding{config_.big_span};
+  const auto count = static_cast<std::uint32_t>(pending_.size());
+  if (execution_ == Execution::parallel) {
+    split_batch(coding, source, 0, count);
+    return;
+  }
+  // One cell at a time: its entries are still in cache from coding when they are scattered.
+  for (std::uint32_t p = 0; p < count; ++p) split_batch(coding, source, p, p + 1);
+}
+
+void SplitEngine::advance() noexcept {
+  std::swap(level_entries_, next_entries_);
+  std::swap(pending_, next_pending_);
+  next_pending_.clear();
+  next_count_ = 0;
+  finished_.clear();
+}
+
+void SplitEngine::split_all_levels() {
+  advance();
+  while (has_pending()) {
+    split_level();
+    advance();
+  }
+}
+
+const WorkEntry* SplitEngine::records(const FinishedCell& cell) const noexcept {
+  switch (cell.source) {
+    case CellSource::level: return level_entries_.data() + cell.begin;
+    case CellSource::next_level: return next_entries_.data() + cell.begin;
+    case CellSource::input: return nullptr;
+  }
+  return nullptr;
+}
+
+void SplitEngine::pad() {
+  leaf_.pad(kKernelPadding);
+  stay_.pad(kKernelPadding);
+}
+
+template <class Coding, class Source>
+void SplitEngine::split_batch(const Coding& coding, const Source& source, std::uint32_t first, std::uint32_t end) {
+  make_chunks(first, end, Coding::kBuckets);
+  code_chunks(coding, source);
+  place_batch(coding, source);
+  scatter_chunks(coding, source);
+}
+
+void SplitEngine::make_chunks(std::uint32_t first, std::uint32_t end, std::uint32_t buckets) {
+  chunks_.clear();
+  std::uint32_t size = std::numeric_limits<std::uint32_t>::max();  // one chunk per cell
+  if (execution_ == Execution::parallel) {
+    const std::uint64_t entries = pending_[end - 1].end - pending_[first].begin;
+    const auto threads = static_cast<std::uint64_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+    size = static_cast<std::uint32_t>(std::max<std::uint64_t>(kMinChunkEntries, entries / (threads * kChunksPerThread) + 1));
+  }
+  for (std::uint32_t p = first; p < end; ++p) {
+    for (std::uint32_t at = pending_[p].begin; at < pending_[p].end; at += std::min(size, pending_[p].end - at)) {
+      chunks_.push_back({p, at, at + std::min(size, pending_[p].end - at)});
+    }
+  }
+  grow_to(chunk_counts_, chunks_.size() * std::size_t{buckets});
+  chunk_stays_.assign(chunks_.size(), 0);
+  chunk_invalid_.assign(chunks_.size(), 0);
+  chunk_oversize_.assign(chunks_.size(), 0);
+  batch_first_ = first;
+  bucket_words_ = (buckets + kBucketsPerWord - 1) / kBucketsPerWord;
+  leaf_buckets_.assign(std::size_t{end - first} * bucket_words_, 0);
+}
+
+template <class Body>
+void SplitEngine::for_each_chunk(Body&& body) const {
+  if (execution_ == Execution::parallel) {
+    parallel_for(std::size_t{0}, chunks_.size(), body);
+  } else {
+    for (std::size_t c = 0; c < chunks_.size(); ++c) body(c);
+  }
+}
+
+template <class Coding, class Source>
+void SplitEngine::code_chunks(const Coding& coding, const Source& source) {
+  grow_to(codes_, chunks_.empty() ? 0 : chunks_.back().end);
+  for_each_chunk([&](std::size_t c) {
+    const Chunk chunk = chunks_[c];
+    const ChildCoder coder = coding.coder(lattice_, nodes_[pending_[chunk.pending].node]);
+    std::uint32_t* __restrict counts = chunk_counts_.data() + c * Coding::kBuckets;
+    std::fill(counts, counts + Coding::kBuckets, 0u);
+    std::uint16_t* __restrict out = codes_.data();
+    std::uint32_t staying = 0;
+    std::uint32_t invalid = 0;
+    std::uint32_t oversize = 0;
+    for (std::uint32_t k = chunk.begin; k < chunk.end; ++k) {
+      if (!source.present(k)) {
+        out[k] = Coding::invalid().bits();
+        ++invalid;
+        continue;
+      }
+      const typename Coding::Code code = Coding::code(coder, source.bounds(k));
+      out[k] = code.bits();
+      if (code.stays()) {
+        ++staying;
+        oversize += coding.oversize(code, source.bounds(k));
+        continue;
+      }
+      const std::uint32_t spread = code.spread();
+      for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) ++counts[code.first() + Coding::offset(kSpread.axes[spread][i])];
+    }
+    chunk_stays_[c] = staying;
+    chunk_invalid_[c] = invalid;
+    chunk_oversize_[c] = oversize;
+  });
+}
+
+template <class Coding, class Source>
+void SplitEngine::place_batch(const Coding& coding, const Source& source) {
+  for (std::uint32_t c = 0; c < chunks_.size();) {
+    const std::uint32_t p = chunks_[c].pending;
+    std::uint32_t end = c + 1;
+    while (end < chunks_.size() && chunks_[end].pending == p) ++end;
+    place_children(coding, source, p, c, end);
+    c = end;
+  }
+}
+
+template <class Coding, class Source>
+void SplitEngine::place_children(const Coding&, const Source& source, std::uint32_t p, std::uint32_t first_chunk,
+                                 std::uint32_t end_chunk) {
+  const PendingNode node = pending_[p];
+  const Node parent = nodes_[node.node];
+  totals_.assign(Coding::kBuckets, 0);
+  std::uint32_t staying = 0;
+  std::uint32_t invalid = 0;
+  for (std::uint32_t c = first_chunk; c < end_chunk; ++c) {
+    const std::uint32_t* counts = chunk_counts_.data() + std::size_t{c} * Coding::kBuckets;
+    for (std::uint32_t b = 0; b < Coding::kBuckets; ++b) totals_[b] += counts[b];
+    staying += chunk_stays_[c];
+    invalid += chunk_invalid_[c];
+  }
+  const std::uint64_t copies = std::accumulate(totals_.begin(), totals_.end(), std::uint64_t{0});
+  const std::uint32_t entries = node.end - node.begin - invalid;
+  // The two-level split was decided by the caller; a one-level split must pay.
+  if (!Coding::kTwoLevels &&
+      (entries <= capacity_ || !worth_splitting(config_, entries, staying, checked_entry_count(copies)))) {
+    finish_unsplit(node, source);
+    for (std::uint32_t c = first_chunk; c < end_chunk; ++c) chunks_[c].end = chunks_[c].begin;  // nothing to scatter
+    return;
+  }
+
+  // Staying entries: a slice of `stay_`, each chunk writing its own part in order.
+  nodes_[node.node].stay_begin = stay_.grow(staying);
+  nodes_[node.node].stay_end = stay_.size();
+  stay_lattice_.resize(stay_.size());
+  for (std::uint32_t c = first_chunk, at = nodes_[node.node].stay_begin; c < end_chunk; ++c) {
+    at += std::exchange(chunk_stays_[c], at);
+  }
+
+  // A child gets a slice of the leaf entries or of the next level's records; each chunk writes
+  // its part of every slice, in order.
+  std::uint64_t* leaf_bits = leaf_buckets_.data() + std::size_t{p - batch_first_} * bucket_words_;
+  const auto place = [&](std::uint32_t bucket, const std::uint32_t cell[3], std::uint32_t level) {
+    bool is_leaf = false;
+    std::uint32_t at = add_child(cell, level, totals_[bucket], is_leaf);
+    if (is_leaf) leaf_bits[bucket / kBucketsPerWord] |= std::uint64_t{1} << (bucket % kBucketsPerWord);
+    for (std::uint32_t c = first_chunk; c < end_chunk; ++c) {
+      at += std::exchange(chunk_counts_[std::size_t{c} * Coding::kBuckets + bucket], at);
+    }
+  };
+
+  if constexpr (!Coding::kTwoLevels) {
+    std::uint64_t mask = 0;
+    nodes_[node.node].first_child = static_cast<std::uint32_t>(nodes_.size());
+    for (std::uint32_t b = 0; b < Coding::kBuckets; ++b) {
+      if (totals_[b] == 0) continue;
+      mask |= std::uint64_t{1} << b;
+      const std::uint32_t cell[3] = {(parent.cell[0] << 2) + (b & 3u), (parent.cell[1] << 2) + ((b >> 2) & 3u),
+                                     (parent.cell[2] << 2) + (b >> 4)};
+      place(b, cell, parent.level + 1);
+    }
+    nodes_[node.node].child_mask = mask;
+  } else {
+    // The root's children that hold grandchildren, then the grandchildren grouped by parent,
+    // each group in ascending order: breadth first, as a one-level split at a time makes them.
+    std::array<std::uint64_t, 64> grandchild_masks{};
+    std::uint64_t child_mask = 0;
+    for (std::uint32_t g = 0; g < kGrandchildren; ++g) {
+      if (totals_[g] == 0) continue;
+      const std::uint32_t x = g & 15u, y = (g >> 4) & 15u, z = g >> 8;
+      const std::uint32_t child = child_index(x >> 2, y >> 2, z >> 2);
+      child_mask |= std::uint64_t{1} << child;
+      grandchild_masks[child] |= std::uint64_t{1} << child_index(x & 3u, y & 3u, z & 3u);
+    }
+    nodes_[node.node].child_mask = child_mask;
+    nodes_[node.node].first_child = static_cast<std::uint32_t>(nodes_.size());
+    for (std::uint32_t c = 0; c < 64; ++c) {
+      if ((child_mask >> c) & 1u) nodes_.push_back(Node{{c & 3u, (c >> 2) & 3u, c >> 4}, 1, grandchild_masks[c], 0, 0, 0, 0, 0});
+    }
+    std::uint32_t middle = nodes_[node.node].first_child;
+    for (std::uint32_t c = 0; c < 64; ++c) {
+      if (!((child_mask >> c) & 1u)) continue;
+      nodes_[middle++].first_child = static_cast<std::uint32_t>(nodes_.size());
+      for (std::uint32_t local = 0; local < 64; ++local) {
+        if (!((grandchild_masks[c] >> local) & 1u)) continue;
+        const std::uint32_t cell[3] = {4 * (c & 3u) + (local & 3u), 4 * ((c >> 2) & 3u) + ((local >> 2) & 3u),
+                                       4 * (c >> 4) + (local >> 4)};
+        place(cell[0] + 16 * cell[1] + 256 * cell[2], cell, 2);
+      }
+    }
+  }
+}
+
+std::uint32_t SplitEngine::add_child(const std::uint32_t cell[3], std::uint32_t level, std::uint32_t count,
+                                     bool& is_leaf) {
+  const auto child = static_cast<std::uint32_t>(nodes_.size());
+  nodes_.push_back(Node{{cell[0], cell[1], cell[2]}, level, 0, 0, 0, 0, 0, 0});
+  depth_ = std::max(depth_, level);
+  if (child_is_finished(count, capacity_, level) && finish_ == Finish::leaf) {
+    is_leaf = true;
+    const std::uint32_t begin = leaf_.grow(count);
+    nodes_[child].leaf_begin = begin;
+    nodes_[child].leaf_end = begin + count;
+    if (count >= 2) leaf_cells_.push_back({begin, begin + count});
+    return begin;
+  }
+  const std::uint32_t begin = next_count_;
+  next_count_ = checked_entry_count(std::uint64_t{next_count_} + count);
+  if (child_is_finished(count, capacity_, level)) {
+    finished_.push_back({child, CellSource::next_level, begin, count, count <= capacity_});
+  } else {
+    next_pending_.push_back({child, begin, next_count_});
+  }
+  return begin;
+}
+
+template <class Source>
+void SplitEngine::finish_unsplit(const PendingNode& p, const Source& source) {
+  if (finish_ == Finish::hand_out) {
+    const CellSource where = std::is_same_v<Source, BoxSource> ? CellSource::input : CellSource::level;
+    finished_.push_back({p.node, where, p.begin, p.end - p.begin, false});
+    return;
+  }
+  Node& node = nodes_[p.node];
+  node.leaf_begin = leaf_.size();
+  if constexpr (std::is_same_v<Source, RecordSource>) {
+    // Records are all present: one slice, written straight.
+    const std::uint32_t at = leaf_.grow(p.end - p.begin) - p.begin;
+    const EntryWriter writer(leaf_);
+    for (std::uint32_t k = p.begin; k < p.end; ++k) {
+      const WorkEntry& r = source.entry(k);
+      writer.write(at + k, r.box(), r.id, r.start);
+    }
+  } else {
+    for (std::uint32_t k = p.begin; k < p.end; ++k) {
+      if (source.present(k)) leaf_.set(leaf_.grow(1), source.entry(k));
+    }
+  }
+  node.leaf_end = leaf_.size();
+  if (node.leaf_end - node.leaf_begin >= 2) leaf_cells_.push_back({node.leaf_begin, node.leaf_end});
+}
+
+template <class Coding, class Source>
+void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
+  grow_to(next_entries_, next_count_);
+  for_each_chunk([&](std::size_t c) {
+    const Chunk chunk = chunks_[c];
+    std::uint32_t* __restrict at = chunk_counts_.data() + c * Coding::kBuckets;
+    const std::uint64_t* __restrict leaf_bits = leaf_buckets_.data() + std::size_t{chunk.pending - batch_first_} * bucket_words_;
+    WorkEntry* __restrict dst = next_entries_.data();
+    const std::uint16_t* __restrict in = codes_.data();
+    const EntryWriter leaf_writer(leaf_);
+    const EntryWriter stay_writer(stay_);
+    std::uint32_t stay_at = chunk_stays_[c];
+    for (std::uint32_t k = chunk.begin; k < chunk.end; ++k) {
+      const typename Coding::Code code(in[k]);
+      if (Coding::is_invalid(code)) continue;
+      if (code.stays()) {
+        if (!source.present(k)) continue;
+        const WorkEntry r = source.entry(k);
+        stay_writer.write(stay_at, r.box(), r.id, r.start);
+        stay_lattice_[stay_at++] = lattice_.quantize(r.box());
+        continue;
+      }
+      const WorkEntry r = source.entry(k);
+      const std::uint32_t spread = code.spread();
+      const std::uint32_t owner = coding.owner_bits(code);
+      // A copy's owner bits: those of the lowest child, less the axes on which this one is higher.
+      for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) {
+        const std::uint32_t axes = kSpread.axes[spread][i];
+        const std::uint32_t bucket = code.first() + Coding::offset(axes);
+        const std::uint32_t to = at[bucket]++;
+        if ((leaf_bits[bucket / kBucketsPerWord] >> (bucket % kBucketsPerWord)) & 1u) {
+          leaf_writer.write(to, r.box(), r.id, owner & ~axes);
+        } else {
+          // Whole, not copied then patched: a store into a line just written stalls.
+          dst[to] = WorkEntry{{r.lo[0], r.lo[1], r.lo[2]}, {r.hi[0], r.hi[1], r.hi[2]}, r.id, owner & ~axes};
+        }
+      }
+    }
+  });
+}
+
+std::size_t SplitEngine::bytes_held() const noexcept {
+  return capacity_bytes(nodes_) + leaf_.bytes_held() + capacity_bytes(leaf_cells_) + stay_.bytes_held() +
+         capacity_bytes(stay_lattice_) + capacity_bytes(finished_) + capacity_bytes(level_entries_) +
+         capacity_bytes(next_entries_) + capacity_bytes(pending_) + capacity_bytes(next_pending_) +
+         capacity_bytes(codes_) + capacity_bytes(chunks_) + capacity_bytes(chunk_counts_) +
+         capacity_bytes(chunk_stays_) + capacity_bytes(chunk_invalid_) + capacity_bytes(chunk_oversize_) +
+         capacity_bytes(totals_) + capacity_bytes(leaf_buckets_);
+}
+
+}  // namespace agrid::detail
