@@ -125,21 +125,24 @@ class btAdaptiveGridBroadphase::Impl {
   btOverlappingPairCache* m_pairCache;
 
  private:
+  /// A pair to remove from the cache or to offer to it.
   struct ProxyPair {
     btBroadphaseProxy* first;  ///< The lower unique id.
     btBroadphaseProxy* second;
+    std::uint32_t offered;     ///< Its index among the offered pairs, or kRemoved.
   };
+  static constexpr std::uint32_t kRemoved = 0xffffffffu;
 
   [[nodiscard]] agrid::Filter filterOf(const btBroadphaseProxy& proxy) const noexcept;
   void syncFilter(btAdaptiveGridProxy& proxy);
   void syncAllFilters();
   [[nodiscard]] bool applyFilterCallback();
-  void removePairs(const std::vector<agrid::Pair>& pairs, btDispatcher* dispatcher);
   void forgetRefused(const std::vector<agrid::Pair>& ended);
-  void addPairs(const std::vector<agrid::Pair>& began);
-  /// Adds the pairs to the cache, in ascending unique ids; those it refuses go to m_refused.
-  void offer(const std::vector<agrid::Pair>& pairs);
-  void toProxyPairs(const std::vector<agrid::Pair>& pairs, std::vector<ProxyPair>& out) const;
+  /// Removes `removed` from the cache, then offers it `offered` (none of them removed); those it
+  /// refuses join m_refused. Each in ascending unique ids, as Bullet's broadphases do.
+  void applyToCache(const std::vector<agrid::Pair>& removed, const std::vector<agrid::Pair>& offered,
+                    btDispatcher* dispatcher);
+  void appendProxyPairs(const std::vector<agrid::Pair>& pairs, bool offered);
   [[nodiscard]] bool cacheChangedOutside();
   [[nodiscard]] bool cacheHoldsAcceptedPairs() const;
   void reconcile(btDispatcher* dispatcher);
@@ -171,6 +174,7 @@ class btAdaptiveGridBroadphase::Impl {
   std::vector<agrid::Pair> m_stale;
   std::vector<agrid::Pair> m_missing;
   std::vector<ProxyPair> m_scratch;
+  std::vector<std::uint8_t> m_refusedNow;  ///< Per offered pair: the cache refused it.
 };
 
 btAdaptiveGridBroadphase::Impl::Impl(btOverlappingPairCache* pairCache, const agrid::Config& config)
@@ -328,20 +332,40 @@ bool btAdaptiveGridBroadphase::Impl::applyFilterCallback() {
   return true;
 }
 
-void btAdaptiveGridBroadphase::Impl::toProxyPairs(const std::vector<agrid::Pair>& pairs, std::vector<ProxyPair>& out) const {
-  out.clear();
-  for (const auto [a, b] : pairs) {
-    btBroadphaseProxy* pa = m_proxies[a];
-    btBroadphaseProxy* pb = m_proxies[b];
+void btAdaptiveGridBroadphase::Impl::appendProxyPairs(const std::vector<agrid::Pair>& pairs, bool offered) {
+  for (std::uint32_t i = 0; i < pairs.size(); ++i) {
+    btBroadphaseProxy* pa = m_proxies[pairs[i].first];
+    btBroadphaseProxy* pb = m_proxies[pairs[i].second];
     if (pa == nullptr || pb == nullptr) continue;  // destroyed: its pairs were purged then
     if (pa->m_uniqueId > pb->m_uniqueId) std::swap(pa, pb);
-    out.push_back({pa, pb});
+    m_scratch.push_back({pa, pb, offered ? i : kRemoved});
   }
-  // Bullet dispatches and solves in the cache's order: apply changes in ascending unique ids.
-  std::sort(out.begin(), out.end(), [](const ProxyPair& x, const ProxyPair& y) {
+}
+
+void btAdaptiveGridBroadphase::Impl::applyToCache(const std::vector<agrid::Pair>& removed,
+                                                  const std::vector<agrid::Pair>& offered, btDispatcher* dispatcher) {
+  // Bullet dispatches and solves in the cache's order: both lists in ascending unique ids, sorted
+  // together once (no pair is in both).
+  m_scratch.clear();
+  appendProxyPairs(removed, false);
+  appendProxyPairs(offered, true);
+  std::sort(m_scratch.begin(), m_scratch.end(), [](const ProxyPair& x, const ProxyPair& y) {
     return x.first->m_uniqueId != y.first->m_uniqueId ? x.first->m_uniqueId < y.first->m_uniqueId
                                                       : x.second->m_uniqueId < y.second->m_uniqueId;
   });
+  for (const ProxyPair& p : m_scratch) {
+    if (p.offered == kRemoved) m_pairCache->removeOverlappingPair(p.first, p.second, dispatcher);
+  }
+  m_refusedNow.assign(offered.size(), 0);
+  for (const ProxyPair& p : m_scratch) {
+    if (p.offered != kRemoved && m_pairCache->addOverlappingPair(p.first, p.second) == nullptr) m_refusedNow[p.offered] = 1;
+  }
+  // Refused pairs in the offered pairs' order (by handle), merged into m_refused, which is sorted.
+  const auto before = static_cast<std::ptrdiff_t>(m_refused.size());
+  for (std::uint32_t i = 0; i < offered.size(); ++i) {
+    if (m_refusedNow[i] != 0) m_refused.push_back(offered[i]);
+  }
+  std::inplace_merge(m_refused.begin(), m_refused.begin() + before, m_refused.end());
 }
 
 void btAdaptiveGridBroadphase::Impl::calculateOverlappingPairs(btDispatcher* dispatcher) {
@@ -354,9 +378,13 @@ void btAdaptiveGridBroadphase::Impl::calculateOverlappingPairs(btDispatcher* dis
   const agrid::PairChanges& changes = m_broadphase.update();
   {
     const agrid::bullet_detail::WatchedPairCache::OwnEdits own(m_watchedCache);
-    removePairs(changes.ended, dispatcher);
     forgetRefused(changes.ended);
-    addPairs(changes.began);
+    // The pairs that began, and those refused before (the callback may accept them now).
+    m_offered.clear();
+    std::merge(changes.began.begin(), changes.began.end(), m_refused.begin(), m_refused.end(),
+               std::back_inserter(m_offered));
+    m_refused.clear();
+    applyToCache(changes.ended, m_offered, dispatcher);
   }
   // The cache now holds agrid's accepted pairs, unless someone else edited it since the last
   // step or the filter callback's answers may have changed: then it is repaired in full.
@@ -365,32 +393,11 @@ void btAdaptiveGridBroadphase::Impl::calculateOverlappingPairs(btDispatcher* dis
   m_recheckPairs = false;
 }
 
-void btAdaptiveGridBroadphase::Impl::removePairs(const std::vector<agrid::Pair>& pairs, btDispatcher* dispatcher) {
-  toProxyPairs(pairs, m_scratch);
-  for (const ProxyPair& p : m_scratch) m_pairCache->removeOverlappingPair(p.first, p.second, dispatcher);
-}
-
 void btAdaptiveGridBroadphase::Impl::forgetRefused(const std::vector<agrid::Pair>& ended) {
   if (m_refused.empty() || ended.empty()) return;
   m_offered.clear();
   std::set_difference(m_refused.begin(), m_refused.end(), ended.begin(), ended.end(), std::back_inserter(m_offered));
   std::swap(m_refused, m_offered);
-}
-
-void btAdaptiveGridBroadphase::Impl::addPairs(const std::vector<agrid::Pair>& began) {
-  // The pairs that began, and those refused before (the callback may accept them now).
-  m_offered.clear();
-  std::merge(began.begin(), began.end(), m_refused.begin(), m_refused.end(), std::back_inserter(m_offered));
-  m_refused.clear();
-  offer(m_offered);
-}
-
-void btAdaptiveGridBroadphase::Impl::offer(const std::vector<agrid::Pair>& pairs) {
-  toProxyPairs(pairs, m_scratch);
-  for (const ProxyPair& p : m_scratch) {
-    if (m_pairCache->addOverlappingPair(p.first, p.second) == nullptr) m_refused.push_back(handlePair(p.first, p.second));
-  }
-  std::sort(m_refused.begin(), m_refused.end());
 }
 
 bool btAdaptiveGridBroadphase::Impl::cacheChangedOutside() {
@@ -444,8 +451,7 @@ void btAdaptiveGridBroadphase::Impl::reconcile(btDispatcher* dispatcher) {
   }
   m_stale.insert(m_stale.end(), inCache, m_cached.end());
   const agrid::bullet_detail::WatchedPairCache::OwnEdits own(m_watchedCache);
-  removePairs(m_stale, dispatcher);
-  offer(m_missing);
+  applyToCache(m_stale, m_missing, dispatcher);
 }
 
 void btAdaptiveGridBroadphase::Impl::getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const {
