@@ -18,7 +18,7 @@
 #include "agrid/grid.h"
 #include "agrid/tree.h"
 #include "checked_config.h"
-#include "leaf_kernel.h"
+#include "pair_key.h"
 #include "parallel_for.h"
 #include "uninitialized_vector.h"
 
@@ -101,10 +101,6 @@ constexpr float kSettleShare = 0.25f;
 [[nodiscard]] std::uint32_t invalid_count(const Box& box) noexcept {
   const bool valid = (box.min.x <= box.max.x) & (box.min.y <= box.max.y) & (box.min.z <= box.max.z);
   return valid ? 0u : 1u;
-}
-
-[[nodiscard]] Pair as_pair(std::uint64_t key) noexcept {
-  return Pair{static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key)};
 }
 
 /// Appends the keys of `now` not in `before` to `began` and those of `before` not in `now` to
@@ -603,10 +599,10 @@ void Broadphase::Impl::make_pairs() const {
   for (std::size_t k = 0; k < resting_candidates.size(); ++k) {
     if (resting_hits[k] == 0) continue;
     const std::uint64_t key = detail::pair_key(resting_handles[resting_candidates[k].a], resting_handles[resting_candidates[k].b]);
-    for (; moving != moving_keys.end() && *moving < key; ++moving) pairs.push_back(as_pair(*moving));
-    pairs.push_back(as_pair(key));
+    for (; moving != moving_keys.end() && *moving < key; ++moving) pairs.push_back(detail::pair_of(*moving));
+    pairs.push_back(detail::pair_of(key));
   }
-  for (; moving != moving_keys.end(); ++moving) pairs.push_back(as_pair(*moving));
+  for (; moving != moving_keys.end(); ++moving) pairs.push_back(detail::pair_of(*moving));
   pairs_current.store(true, std::memory_order_release);
 }
 
@@ -684,7 +680,7 @@ void Broadphase::Impl::diff_changed_pairs() {
   changes.ended.clear();
   const auto merge_into = [](std::vector<Pair>& out, const std::vector<std::uint64_t>& sorted_keys) {
     const std::size_t middle = out.size();
-    for (const std::uint64_t key : sorted_keys) out.push_back(as_pair(key));
+    for (const std::uint64_t key : sorted_keys) out.push_back(detail::pair_of(key));
     std::inplace_merge(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(middle), out.end());
   };
   std::vector<std::uint64_t>& began = moving_began;  // less the pairs that went on

@@ -34,7 +34,7 @@ struct alignas(32) WorkEntry {
   /// Owner bits relative to the cell the entry is in: bit a set iff the box's min corner lies
   /// in that cell on axis a. A pair held by a cell is owned by it iff the two boxes' bits OR
   /// to kOwnAllAxes, since the min corner of their intersection is the larger min corner.
-  std::uint32_t start;
+  std::uint32_t owner;
 
   [[nodiscard]] Box box() const noexcept { return {{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}}; }
 };
@@ -44,7 +44,7 @@ struct EntryArrays {
   UninitializedVector<float> lo[3];
   UninitializedVector<float> hi[3];
   UninitializedVector<std::uint32_t> id;
-  UninitializedVector<std::uint8_t> start;  ///< Owner bits, as in WorkEntry::start.
+  UninitializedVector<std::uint8_t> owner;  ///< Owner bits, as in WorkEntry::owner.
 
   /// Forgets the entries, keeps the memory.
   void clear() noexcept { count_ = 0; }
@@ -59,7 +59,7 @@ struct EntryArrays {
       hi[a].resize(n);
     }
     id.resize(n);
-    start.resize(n);
+    owner.resize(n);
   }
 
   /// Makes room for `n` more entries, to be written with set(); returns the first's index.
@@ -77,11 +77,11 @@ struct EntryArrays {
       hi[a][i] = r.hi[a];
     }
     id[i] = r.id;
-    start[i] = static_cast<std::uint8_t>(r.start);
+    owner[i] = static_cast<std::uint8_t>(r.owner);
   }
 
-  void push(const Box& b, std::uint32_t box_id, std::uint8_t start_bits) {
-    set(grow(1), WorkEntry{{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, box_id, start_bits});
+  void push(const Box& b, std::uint32_t box_id, std::uint8_t owner_bits) {
+    set(grow(1), WorkEntry{{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, box_id, owner_bits});
   }
 
   /// Appends `count` entries that no kernel reports (their lanes are masked off): kernels read
@@ -95,7 +95,7 @@ struct EntryArrays {
   }
 
   [[nodiscard]] std::size_t bytes_held() const noexcept {
-    return (lo[0].capacity() * 6) * sizeof(float) + id.capacity() * sizeof(std::uint32_t) + start.capacity();
+    return (lo[0].capacity() * 6) * sizeof(float) + id.capacity() * sizeof(std::uint32_t) + owner.capacity();
   }
 
  private:
@@ -110,10 +110,10 @@ class EntryWriter {
       : lo_{e.lo[0].data(), e.lo[1].data(), e.lo[2].data()},
         hi_{e.hi[0].data(), e.hi[1].data(), e.hi[2].data()},
         id_(e.id.data()),
-        start_(e.start.data()) {}
+        owner_(e.owner.data()) {}
 
   /// Entry i: bounds, id and owner bits.
-  void write(std::uint32_t i, const Box& b, std::uint32_t id, std::uint32_t start) const noexcept {
+  void write(std::uint32_t i, const Box& b, std::uint32_t id, std::uint32_t owner) const noexcept {
     lo_[0][i] = b.min.x;
     lo_[1][i] = b.min.y;
     lo_[2][i] = b.min.z;
@@ -121,14 +121,14 @@ class EntryWriter {
     hi_[1][i] = b.max.y;
     hi_[2][i] = b.max.z;
     id_[i] = id;
-    start_[i] = static_cast<std::uint8_t>(start);
+    owner_[i] = static_cast<std::uint8_t>(owner);
   }
 
  private:
   float* __restrict lo_[3];
   float* __restrict hi_[3];
   std::uint32_t* __restrict id_;
-  std::uint8_t* __restrict start_;
+  std::uint8_t* __restrict owner_;
 };
 
 }  // namespace agrid::detail

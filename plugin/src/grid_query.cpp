@@ -16,7 +16,7 @@ using detail::EntryArrays;
 using detail::LatticeBox;
 using detail::Node;
 using detail::for_children_in_range;
-using detail::query_start_bits;
+using detail::query_owner_bits;
 
 [[nodiscard]] inline bool overlaps_entry(const Box& q, const EntryArrays& e, std::uint32_t i) noexcept {
   return e.lo[0][i] <= q.max.x && q.min.x <= e.hi[0][i] && e.lo[1][i] <= q.max.y && q.min.y <= e.hi[1][i] &&
@@ -27,7 +27,7 @@ using detail::query_start_bits;
 bool visit_overlapping(const EntryArrays& e, std::uint32_t begin, std::uint32_t end, const Box& query,
                        std::uint8_t query_bits, FunctionRef<std::uint32_t> visit) {
   for (std::uint32_t i = begin; i < end; ++i) {
-    if ((query_bits | e.start[i]) == detail::kOwnAllAxes && overlaps_entry(query, e, i)) {
+    if ((query_bits | e.owner[i]) == detail::kOwnAllAxes && overlaps_entry(query, e, i)) {
       if (!visit(e.id[i])) return false;
     }
   }
@@ -147,7 +147,7 @@ bool GridCore::for_each_range(std::uint32_t node_index, const LatticeBox& q, boo
   const EntryArrays& stay = cells_.stay_entries();
   const EntryArrays& leaf = cells_.leaf_entries();
   const Node& node = nodes[node_index];
-  const std::uint8_t bits = query_start_bits(q, node);
+  const std::uint8_t bits = query_owner_bits(q, node);
   if (include_node_stays && node.stay_end > node.stay_begin && !visit(stay, {node.stay_begin, node.stay_end}, bits)) {
     return false;
   }

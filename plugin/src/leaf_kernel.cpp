@@ -16,13 +16,13 @@ namespace {
 struct Arrays {
   const float* lo[3];
   const float* hi[3];
-  const std::uint8_t* start;
+  const std::uint8_t* owner;
   const std::uint32_t* id;
 
   explicit Arrays(const EntryArrays& e) noexcept
       : lo{e.lo[0].data(), e.lo[1].data(), e.lo[2].data()},
         hi{e.hi[0].data(), e.hi[1].data(), e.hi[2].data()},
-        start(e.start.data()),
+        owner(e.owner.data()),
         id(e.id.data()) {}
 
   // Entries after i that may overlap it: the rest of the cell, or in a cell sorted by min x
@@ -32,32 +32,32 @@ struct Arrays {
   }
 };
 
-// One box tested against a range of entries: an entry of the same cell, or a staying box
+// The probe: one box tested against a range of entries, an entry of the same cell, or a staying box
 // against the cells of its subtree.
-struct One {
+struct Probe {
   float lo[3];
   float hi[3];
-  std::uint8_t start;
+  std::uint8_t owner;
   std::uint32_t id;
 
-  [[nodiscard]] static One entry(const Arrays& c, std::uint32_t i) noexcept {
-    return {{c.lo[0][i], c.lo[1][i], c.lo[2][i]}, {c.hi[0][i], c.hi[1][i], c.hi[2][i]}, c.start[i], c.id[i]};
+  [[nodiscard]] static Probe entry(const Arrays& c, std::uint32_t i) noexcept {
+    return {{c.lo[0][i], c.lo[1][i], c.lo[2][i]}, {c.hi[0][i], c.hi[1][i], c.hi[2][i]}, c.owner[i], c.id[i]};
   }
-  [[nodiscard]] static One box(const Box& b, std::uint8_t start, std::uint32_t id) noexcept {
-    return {{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, start, id};
+  [[nodiscard]] static Probe box(const Box& b, std::uint8_t owner, std::uint32_t id) noexcept {
+    return {{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, owner, id};
   }
 };
 
 // A kernel tests, for every entry i of every cell, the entries after it; a range kernel tests
 // one box against the entries [begin, end). The instruction sets differ in these two only.
 using KernelFunction = void (*)(const Arrays&, std::span<const CellRange>, bool sorted, KeyBuffer&);
-using RangeFunction = void (*)(const Arrays&, const One&, std::uint32_t begin, std::uint32_t end, KeyBuffer&);
+using RangeFunction = void (*)(const Arrays&, const Probe&, std::uint32_t begin, std::uint32_t end, KeyBuffer&);
 
-void scalar_range(const Arrays& c, const One& one, std::uint32_t begin, std::uint32_t end, KeyBuffer& keys) {
+void scalar_range(const Arrays& c, const Probe& probe, std::uint32_t begin, std::uint32_t end, KeyBuffer& keys) {
   for (std::uint32_t j = begin; j < end; ++j) {
-    if (c.lo[0][j] <= one.hi[0] && one.lo[0] <= c.hi[0][j] && c.lo[1][j] <= one.hi[1] && one.lo[1] <= c.hi[1][j] &&
-        c.lo[2][j] <= one.hi[2] && one.lo[2] <= c.hi[2][j] && (one.start | c.start[j]) == kOwnAllAxes) {
-      keys.push(pair_key(one.id, c.id[j]));
+    if (c.lo[0][j] <= probe.hi[0] && probe.lo[0] <= c.hi[0][j] && c.lo[1][j] <= probe.hi[1] && probe.lo[1] <= c.hi[1][j] &&
+        c.lo[2][j] <= probe.hi[2] && probe.lo[2] <= c.hi[2][j] && (probe.owner | c.owner[j]) == kOwnAllAxes) {
+      keys.push(pair_key(probe.id, c.id[j]));
     }
   }
 }
@@ -65,7 +65,7 @@ void scalar_range(const Arrays& c, const One& one, std::uint32_t begin, std::uin
 void scalar_kernel(const Arrays& c, std::span<const CellRange> cells, bool sorted, KeyBuffer& keys) {
   for (const CellRange cell : cells) {
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
-      scalar_range(c, One::entry(c, i), i + 1, c.candidates_end(i, cell.end, sorted), keys);
+      scalar_range(c, Probe::entry(c, i), i + 1, c.candidates_end(i, cell.end, sorted), keys);
     }
   }
 }
@@ -102,31 +102,31 @@ AGRID_AVX512_INLINE Bounds16 broadcast_bounds(const Arrays& c, std::uint32_t i) 
   return b;
 }
 
-AGRID_AVX512_INLINE Bounds16 broadcast_bounds(const One& one) {
+AGRID_AVX512_INLINE Bounds16 broadcast_bounds(const Probe& probe) {
   Bounds16 b;
   for (int a = 0; a < 3; ++a) {
-    b.lo[a] = _mm512_set1_ps(one.lo[a]);
-    b.hi[a] = _mm512_set1_ps(one.hi[a]);
+    b.lo[a] = _mm512_set1_ps(probe.lo[a]);
+    b.hi[a] = _mm512_set1_ps(probe.hi[a]);
   }
   return b;
 }
 
-// The lanes of m whose boxes overlap the one box in `one` (closed: touching counts).
-AGRID_AVX512_INLINE __mmask16 overlapping(__mmask16 m, const Bounds16& lanes, const Bounds16& one) {
+// The lanes of m whose boxes overlap the probe box in every lane of `probe` (closed: touching counts).
+AGRID_AVX512_INLINE __mmask16 overlapping(__mmask16 m, const Bounds16& lanes, const Bounds16& probe) {
   for (int a = 0; a < 3; ++a) {
-    m = _mm512_mask_cmp_ps_mask(m, lanes.lo[a], one.hi[a], _CMP_LE_OQ);
-    m = _mm512_mask_cmp_ps_mask(m, one.lo[a], lanes.hi[a], _CMP_LE_OQ);
+    m = _mm512_mask_cmp_ps_mask(m, lanes.lo[a], probe.hi[a], _CMP_LE_OQ);
+    m = _mm512_mask_cmp_ps_mask(m, probe.lo[a], lanes.hi[a], _CMP_LE_OQ);
   }
   return m;
 }
 
-AGRID_AVX512_INLINE __m512i load_starts(const Arrays& c, std::uint32_t j) {
-  return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c.start + j)));
+AGRID_AVX512_INLINE __m512i load_owners(const Arrays& c, std::uint32_t j) {
+  return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c.owner + j)));
 }
 
-// The lanes of m whose pair with the entry of owner bits `one` this cell owns.
-AGRID_AVX512_INLINE __mmask16 owned(__mmask16 m, __m512i lane_starts, std::uint8_t one) {
-  return _mm512_mask_cmpeq_epi32_mask(m, _mm512_or_si512(lane_starts, _mm512_set1_epi32(one)),
+// The lanes of m whose pair with the entry of owner bits `probe_owner` this cell owns.
+AGRID_AVX512_INLINE __mmask16 owned(__mmask16 m, __m512i lane_owners, std::uint8_t probe_owner) {
+  return _mm512_mask_cmpeq_epi32_mask(m, _mm512_or_si512(lane_owners, _mm512_set1_epi32(probe_owner)),
                                       _mm512_set1_epi32(kOwnAllAxes));
 }
 
@@ -161,10 +161,10 @@ AGRID_AVX512_INLINE void avx512_small_cell(const Arrays& c, CellRange cell, KeyB
   const std::uint32_t b = cell.begin;
   const std::uint32_t registers = (n + 15) / 16;
   Bounds16 lanes[kSmallCell / 16];
-  __m512i starts[kSmallCell / 16];
+  __m512i owners[kSmallCell / 16];
   for (std::uint32_t r = 0; r < registers; ++r) {
     lanes[r] = load_bounds(c, b + 16 * r);
-    starts[r] = load_starts(c, b + 16 * r);
+    owners[r] = load_owners(c, b + 16 * r);
   }
   const std::uint64_t cell_lanes = (std::uint64_t{1} << n) - 1;
   // First every entry's hits, then their keys only if there are any: a sparse scene's cells
@@ -177,7 +177,7 @@ AGRID_AVX512_INLINE void avx512_small_cell(const Arrays& c, CellRange cell, KeyB
     const std::uint64_t after_i = cell_lanes & ~((std::uint64_t{2} << i) - 1);
     for (std::uint32_t r = 0; r < registers; ++r) {
       const auto candidates = static_cast<__mmask16>(after_i >> (16 * r));
-      hits[i][r] = owned(overlapping(candidates, lanes[r], bounds), starts[r], c.start[b + i]);
+      hits[i][r] = owned(overlapping(candidates, lanes[r], bounds), owners[r], c.owner[b + i]);
       any |= hits[i][r];
     }
   }
@@ -193,11 +193,11 @@ AGRID_AVX512_INLINE void avx512_small_cell(const Arrays& c, CellRange cell, KeyB
   keys.commit(written);
 }
 
-// One box against 16 candidates per step: six compares into a lane mask, then owner bits.
-__attribute__((target("avx512f"))) void avx512_range(const Arrays& c, const One& one, std::uint32_t begin,
+// The probe against 16 candidates per step: six compares into a lane mask, then owner bits.
+__attribute__((target("avx512f"))) void avx512_range(const Arrays& c, const Probe& probe, std::uint32_t begin,
                                                       std::uint32_t end, KeyBuffer& keys) {
-  const Bounds16 bounds = broadcast_bounds(one);
-  const __m512i id = _mm512_set1_epi32(static_cast<int>(one.id));
+  const Bounds16 bounds = broadcast_bounds(probe);
+  const __m512i id = _mm512_set1_epi32(static_cast<int>(probe.id));
   // At most one key per candidate, plus a whole register written past the last.
   std::uint64_t* out = keys.reserve_tail(end - begin + 16);
   std::uint32_t written = 0;
@@ -206,7 +206,7 @@ __attribute__((target("avx512f"))) void avx512_range(const Arrays& c, const One&
     const auto in_range = left >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << left) - 1);
     __mmask16 m = overlapping(in_range, load_bounds(c, j), bounds);
     if (m == 0) continue;  // the common case in sparse scenes, and well predicted there
-    m = owned(m, load_starts(c, j), one.start);
+    m = owned(m, load_owners(c, j), probe.owner);
     store_keys(out, written, m, id, _mm512_loadu_si512(c.id + j));
   }
   keys.commit(written);
@@ -222,21 +222,21 @@ __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& arrays, std:
       continue;
     }
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
-      avx512_range(c, One::entry(c, i), i + 1, c.candidates_end(i, cell.end, sorted), keys);
+      avx512_range(c, Probe::entry(c, i), i + 1, c.candidates_end(i, cell.end, sorted), keys);
     }
   }
 }
 
-// One box against 8 candidates per step, the same tests with AVX2 compares and movemask.
-__attribute__((target("avx2"))) void avx2_range(const Arrays& c, const One& one, std::uint32_t begin,
+// The probe against 8 candidates per step, the same tests with AVX2 compares and movemask.
+__attribute__((target("avx2"))) void avx2_range(const Arrays& c, const Probe& probe, std::uint32_t begin,
                                                  std::uint32_t end, KeyBuffer& keys) {
   __m256 lo[3];
   __m256 hi[3];
   for (int a = 0; a < 3; ++a) {
-    lo[a] = _mm256_set1_ps(one.lo[a]);
-    hi[a] = _mm256_set1_ps(one.hi[a]);
+    lo[a] = _mm256_set1_ps(probe.lo[a]);
+    hi[a] = _mm256_set1_ps(probe.hi[a]);
   }
-  const __m256i s = _mm256_set1_epi32(one.start);
+  const __m256i s = _mm256_set1_epi32(probe.owner);
   const __m256i own_all = _mm256_set1_epi32(kOwnAllAxes);
   for (std::uint32_t j = begin; j < end; j += 8) {
     const std::uint32_t left = end - j;
@@ -248,11 +248,11 @@ __attribute__((target("avx2"))) void avx2_range(const Arrays& c, const One& one,
     std::uint32_t m = static_cast<std::uint32_t>(_mm256_movemask_ps(hit)) & (left >= 8 ? 0xffu : (1u << left) - 1);
     if (m == 0) continue;
     std::int64_t eight_bytes = 0;
-    __builtin_memcpy(&eight_bytes, c.start + j, sizeof eight_bytes);
+    __builtin_memcpy(&eight_bytes, c.owner + j, sizeof eight_bytes);
     const __m256i sj = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(eight_bytes));
     const __m256i owned_lanes = _mm256_cmpeq_epi32(_mm256_or_si256(s, sj), own_all);
     m &= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(owned_lanes)));
-    for (; m != 0; m &= m - 1) keys.push(pair_key(one.id, c.id[j + static_cast<std::uint32_t>(std::countr_zero(m))]));
+    for (; m != 0; m &= m - 1) keys.push(pair_key(probe.id, c.id[j + static_cast<std::uint32_t>(std::countr_zero(m))]));
   }
 }
 
@@ -260,7 +260,7 @@ __attribute__((target("avx2"))) void avx2_kernel(const Arrays& c, std::span<cons
                                                   KeyBuffer& keys) {
   for (const CellRange cell : cells) {
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
-      avx2_range(c, One::entry(c, i), i + 1, c.candidates_end(i, cell.end, sorted), keys);
+      avx2_range(c, Probe::entry(c, i), i + 1, c.candidates_end(i, cell.end, sorted), keys);
     }
   }
 }
@@ -306,7 +306,7 @@ void sorted_copy(const EntryArrays& e, CellRange cell, SweepScratch& scratch) {
   std::sort(order.begin(), order.end());
   EntryArrays& s = scratch.sorted;
   s.clear();
-  for (const auto& [min_x, i] : order) s.push(e.box(i), e.id[i], e.start[i]);
+  for (const auto& [min_x, i] : order) s.push(e.box(i), e.id[i], e.owner[i]);
   s.pad(kKernelPadding);
 }
 
@@ -331,9 +331,9 @@ void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> ce
 }
 
 
-void append_box_pairs(const EntryArrays& entries, CellRange range, const Box& box, std::uint8_t box_start,
+void append_box_pairs(const EntryArrays& entries, CellRange range, const Box& box, std::uint8_t box_owner,
                       std::uint32_t box_id, Kernel wanted, KeyBuffer& keys) {
-  kernels(wanted).range(Arrays(entries), One::box(box, box_start, box_id), range.begin, range.end, keys);
+  kernels(wanted).range(Arrays(entries), Probe::box(box, box_owner, box_id), range.begin, range.end, keys);
 }
 
 }  // namespace agrid::detail

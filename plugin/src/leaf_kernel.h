@@ -9,6 +9,7 @@
 #include "agrid/config.h"
 #include "entries.h"
 #include "key_buffer.h"
+#include "pair_key.h"
 
 namespace agrid::detail {
 
@@ -32,11 +33,6 @@ struct SweepScratch {
   }
 };
 
-/// The 64-bit key of the pair of box ids a and b: smaller id in the high half.
-[[nodiscard]] constexpr std::uint64_t pair_key(std::uint32_t a, std::uint32_t b) noexcept {
-  return a < b ? (std::uint64_t{a} << 32) | b : (std::uint64_t{b} << 32) | a;
-}
-
 /// Appends the key of every pair of entries within each cell that overlap and that the cell
 /// owns. Cells up to `sweep_threshold` entries are tested all against all, larger ones by
 /// sort-and-sweep. `entries` must end with kKernelPadding padding entries.
@@ -44,9 +40,9 @@ void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> ce
                        Kernel kernel, SweepScratch& scratch, KeyBuffer& keys);
 
 /// Appends the key of (box_id, e) for every entry e of `range` that overlaps `box` and whose
-/// pair with a box of owner bits `box_start` the holding cell owns. `entries` must end with
+/// pair with a box of owner bits `box_owner` the holding cell owns. `entries` must end with
 /// kKernelPadding padding entries.
-void append_box_pairs(const EntryArrays& entries, CellRange range, const Box& box, std::uint8_t box_start,
+void append_box_pairs(const EntryArrays& entries, CellRange range, const Box& box, std::uint8_t box_owner,
                       std::uint32_t box_id, Kernel kernel, KeyBuffer& keys);
 
 }  // namespace agrid::detail

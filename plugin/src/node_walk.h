@@ -43,7 +43,7 @@ bool for_children_in_range(const std::vector<Node>& nodes, const Node& node, con
 }
 
 // Owner bits of a query whose min corner has lattice coordinates q.lo, at `node`.
-[[nodiscard]] inline std::uint8_t query_start_bits(const LatticeBox& q, const Node& node) noexcept {
+[[nodiscard]] inline std::uint8_t query_owner_bits(const LatticeBox& q, const Node& node) noexcept {
   const std::uint32_t shift = level_shift(node.level);
   std::uint8_t bits = 0;
   for (int a = 0; a < 3; ++a) {

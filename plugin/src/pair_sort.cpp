@@ -5,6 +5,8 @@
 #include <bit>
 #include <utility>
 
+#include "pair_key.h"
+
 namespace agrid::detail {
 namespace {
 
@@ -33,9 +35,6 @@ struct Packing {
     const unsigned passes = std::max(1u, (key_bits + kMaxDigitBits - 1) / kMaxDigitBits);
     return {passes, (key_bits + passes - 1) / passes};
   }
-  [[nodiscard]] static Pair pair(std::uint64_t key) noexcept {
-    return Pair{static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key)};
-  }
 };
 
 // LSD radix sort on the packed keys, the last pass writing the Pairs into `out`.
@@ -58,7 +57,7 @@ void radix_sort(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t
       for (std::size_t i = 0; i < keys.size(); ++i) to[offsets[digit(from[i])]++] = from[i];
       std::swap(from, to);
     } else {
-      for (std::size_t i = 0; i < keys.size(); ++i) out[offsets[digit(from[i])]++] = Packing::pair(from[i]);
+      for (std::size_t i = 0; i < keys.size(); ++i) out[offsets[digit(from[i])]++] = pair_of(from[i]);
     }
   }
 }
@@ -76,7 +75,7 @@ void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t
   }
   // The key order is the pair order: (first, second) lexicographically.
   std::sort(keys.begin(), keys.end());
-  for (std::size_t i = 0; i < keys.size(); ++i) out[i] = Packing::pair(keys[i]);
+  for (std::size_t i = 0; i < keys.size(); ++i) out[i] = pair_of(keys[i]);
 }
 
 void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, std::uint32_t id_limit,

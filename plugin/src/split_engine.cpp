@@ -415,7 +415,7 @@ void SplitEngine::finish_unsplit(const PendingNode& p, const Source& source) {
     const EntryWriter writer(leaf_);
     for (std::uint32_t k = p.begin; k < p.end; ++k) {
       const WorkEntry& r = source.entry(k);
-      writer.write(at + k, r.box(), r.id, r.start);
+      writer.write(at + k, r.box(), r.id, r.owner);
     }
   } else {
     for (std::uint32_t k = p.begin; k < p.end; ++k) {
@@ -444,7 +444,7 @@ void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
       if (code.stays()) {
         if (!source.present(k)) continue;
         const WorkEntry r = source.entry(k);
-        stay_writer.write(stay_at, r.box(), r.id, r.start);
+        stay_writer.write(stay_at, r.box(), r.id, r.owner);
         stay_lattice_[stay_at++] = lattice_.quantize(r.box());
         continue;
       }

@@ -9,7 +9,7 @@
 #include "agrid/tree.h"
 #include "grid_core.h"
 #include "per_thread.h"
-#include "segment_sort.h"
+#include "key_run_sort.h"
 #include "split_engine.h"
 
 namespace agrid {
@@ -60,7 +60,7 @@ struct Tree::Impl {
   std::vector<detail::KeyBuffer> stay_keys;
   detail::PerThread<detail::SweepScratch> sweep_scratch;
   std::vector<std::span<const std::uint64_t>> key_runs;  ///< Each task's and stay unit's sorted-key run.
-  detail::SegmentSortScratch sort_scratch;
+  detail::KeyRunSortScratch sort_scratch;
 
   explicit Impl(const Config& c);
 

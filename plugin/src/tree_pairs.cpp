@@ -21,7 +21,7 @@ void Tree::Impl::stay_pairs_below(std::uint32_t node, std::uint32_t s, detail::K
   const std::uint32_t id = stay.id[s];
   detail::for_children_in_range(nodes, nodes[node], q, [&](const detail::Node& child) {
     const auto c = static_cast<std::uint32_t>(&child - nodes.data());
-    const std::uint8_t bits = detail::query_start_bits(q, child);
+    const std::uint8_t bits = detail::query_owner_bits(q, child);
     if (child.stay_end > child.stay_begin) {
       detail::append_box_pairs(stay, {child.stay_begin, child.stay_end}, box, bits, id, config.kernel, keys);
     }
@@ -69,7 +69,7 @@ void Tree::Impl::find_pairs(std::vector<Pair>& out) {
   key_runs.clear();
   for (std::uint32_t t = 0; t < tasks_used; ++t) key_runs.push_back(grids[t].pair_keys());
   for (std::size_t w = 0; w < stay_work.size(); ++w) key_runs.push_back(stay_keys[w].keys());
-  detail::sort_segments(key_runs, stats.boxes, sort_scratch, out);
+  detail::sort_key_runs(key_runs, stats.boxes, sort_scratch, out);
 }
 
 }  // namespace agrid

@@ -1,4 +1,4 @@
-#include "segment_sort.h"
+#include "key_run_sort.h"
 
 #include <algorithm>
 #include <bit>
@@ -34,33 +34,33 @@ struct Buckets {
   return {shift, ((id_limit > 0 ? id_limit - 1 : 0) >> shift) + 1};
 }
 
-void cut_into_pieces(std::span<const std::span<const std::uint64_t>> segments, std::vector<std::span<const std::uint64_t>>& pieces) {
+void cut_into_pieces(std::span<const std::span<const std::uint64_t>> runs, std::vector<std::span<const std::uint64_t>>& pieces) {
   pieces.clear();
-  for (const auto segment : segments) {
-    for (std::size_t at = 0; at < segment.size(); at += kPieceKeys) {
-      pieces.push_back(segment.subspan(at, std::min(kPieceKeys, segment.size() - at)));
+  for (const auto run : runs) {
+    for (std::size_t at = 0; at < run.size(); at += kPieceKeys) {
+      pieces.push_back(run.subspan(at, std::min(kPieceKeys, run.size() - at)));
     }
   }
 }
 
 }  // namespace
 
-std::size_t SegmentSortScratch::bytes_held() const {
+std::size_t KeyRunSortScratch::bytes_held() const {
   std::size_t bytes = keys.capacity() * sizeof(std::uint64_t) + serial_radix.capacity() * sizeof(std::uint64_t) +
                       (counts.capacity() + bucket_begin.capacity()) * sizeof(std::size_t) + pieces.capacity() * sizeof(pieces[0]);
   for (const auto& r : radix) bytes += r.capacity() * sizeof(std::uint64_t);
   return bytes;
 }
 
-void sort_segments(std::span<const std::span<const std::uint64_t>> segments, std::uint32_t id_limit,
-                   SegmentSortScratch& scratch, std::vector<Pair>& out) {
+void sort_key_runs(std::span<const std::span<const std::uint64_t>> runs, std::uint32_t id_limit,
+                   KeyRunSortScratch& scratch, std::vector<Pair>& out) {
   std::size_t total = 0;
-  for (const auto segment : segments) total += segment.size();
+  for (const auto run : runs) total += run.size();
   if (scratch.keys.size() < total) scratch.keys.resize(total);
   std::uint64_t* const keys = scratch.keys.data();
   if (total < kParallelSortMinKeys) {
     std::size_t at = 0;
-    for (const auto segment : segments) at = static_cast<std::size_t>(std::copy(segment.begin(), segment.end(), keys + at) - keys);
+    for (const auto run : runs) at = static_cast<std::size_t>(std::copy(run.begin(), run.end(), keys + at) - keys);
     sort_pairs(std::span(keys, total), scratch.serial_radix, id_limit, out);
     return;
   }
@@ -69,7 +69,7 @@ void sort_segments(std::span<const std::span<const std::uint64_t>> segments, std
   // piece by piece: the layout is fixed by the input, not by the threads), distribute, then sort
   // every bucket on its own.
   const Buckets buckets = make_buckets(total, id_limit);
-  cut_into_pieces(segments, scratch.pieces);
+  cut_into_pieces(runs, scratch.pieces);
   const auto pieces = static_cast<std::uint32_t>(scratch.pieces.size());
   if (scratch.counts.size() < std::size_t{pieces} * buckets.count) scratch.counts.resize(std::size_t{pieces} * buckets.count);
   std::size_t* const counts = scratch.counts.data();

@@ -5,15 +5,14 @@
 #include <span>
 #include <vector>
 
-#include "per_thread.h"
-
 #include "agrid/pair.h"
+#include "per_thread.h"
 #include "uninitialized_vector.h"
 
 namespace agrid::detail {
 
-/// Working memory of sort_segments, kept between frames (per worker, too).
-struct SegmentSortScratch {
+/// Working memory of sort_key_runs, kept between frames (per worker, too).
+struct KeyRunSortScratch {
   UninitializedVector<std::uint64_t> keys;          ///< All keys, grouped by bucket.
   UninitializedVector<std::uint64_t> serial_radix;  ///< The one sort's scratch when there are few keys.
   UninitializedVector<std::size_t> counts;          ///< Per piece and bucket: keys, then offsets.
@@ -24,10 +23,10 @@ struct SegmentSortScratch {
   [[nodiscard]] std::size_t bytes_held() const;
 };
 
-/// Replaces `out` with the pairs of all keys of `segments` (unique keys made by pair_key, ids
+/// Replaces `out` with the pairs of all keys of `runs` (unique keys made by pair_key, ids
 /// below `id_limit`) in ascending order. Runs in the caller's task arena; the result does not
 /// depend on the number of threads.
-void sort_segments(std::span<const std::span<const std::uint64_t>> segments, std::uint32_t id_limit,
-                   SegmentSortScratch& scratch, std::vector<Pair>& out);
+void sort_key_runs(std::span<const std::span<const std::uint64_t>> runs, std::uint32_t id_limit,
+                   KeyRunSortScratch& scratch, std::vector<Pair>& out);
 
 }  // namespace agrid::detail
