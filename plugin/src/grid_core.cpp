@@ -6,6 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "agrid_assert.h"
+#include "cell_invariants.h"
 #include "pair_sort.h"
 
 namespace agrid::detail {
@@ -22,7 +24,7 @@ void GridCore::build(std::span<const Box> boxes) {
     cells_.set_lattice(fit_lattice(boxes));
     cells_.split_root(boxes);
     cells_.split_all_levels();
-    finish();
+    finish(static_cast<std::uint32_t>(boxes.size()));
   } catch (...) {
     start_forest(Lattice{});  // out of memory, or too many box copies: empty, never half-built
     throw;
@@ -46,8 +48,9 @@ std::uint32_t GridCore::add_subtree(std::span<const WorkEntry> records, const st
   return root;
 }
 
-void GridCore::finish() {
+void GridCore::finish(std::uint32_t id_limit) {
   cells_.pad();
+  AGRID_ASSERT_NO_PROBLEM(broken_cell_invariant(view_of(cells_, true), id_limit));
   const std::vector<Node>& nodes = cells_.nodes();
   stats_.tasks = 1;
   stats_.depth = cells_.depth();

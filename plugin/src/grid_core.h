@@ -31,8 +31,9 @@ class GridCore {
   /// Adds the subtree of the cell at (cell, level) holding `records` (owner bits relative to
   /// it) to the forest; returns its root's node index.
   std::uint32_t add_subtree(std::span<const WorkEntry> records, const std::uint32_t cell[3], std::uint32_t level);
-  /// Ends a forest: pads the entry arrays for the kernels and fills in the stats.
-  void finish();
+  /// Ends a forest of boxes with ids below `id_limit`: pads the entry arrays for the kernels and
+  /// fills in the stats.
+  void finish(std::uint32_t id_limit);
 
   /// Finds the keys (pair_key) of every overlapping pair; pair_keys() holds them until the next call.
   void collect_pair_keys();

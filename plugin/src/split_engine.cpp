@@ -10,6 +10,7 @@
 
 #include <tbb/task_arena.h>
 
+#include "agrid_assert.h"
 #include "child_coder.h"
 #include "parallel_for.h"
 #include "split_rules.h"
@@ -306,6 +307,7 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
     invalid += chunk_invalid_[c];
   }
   const std::uint64_t copies = std::accumulate(totals_.begin(), totals_.end(), std::uint64_t{0});
+  AGRID_ASSERT(invalid <= node.end - node.begin && staying <= node.end - node.begin - invalid);
   const std::uint32_t entries = node.end - node.begin - invalid;
   // The two-level split was decided by the caller; a one-level split must pay.
   if (!Coding::kTwoLevels &&
@@ -444,6 +446,7 @@ void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
       if (code.stays()) {
         if (!source.present(k)) continue;
         const WorkEntry r = source.entry(k);
+        AGRID_ASSERT(stay_at < stay_.size());
         stay_writer.write(stay_at, r.box(), r.id, r.owner);
         stay_lattice_[stay_at++] = lattice_.quantize(r.box());
         continue;
@@ -457,9 +460,11 @@ void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
         const std::uint32_t bucket = code.first() + Coding::offset(axes);
         const std::uint32_t to = at[bucket]++;
         if ((leaf_bits[bucket / kBucketsPerWord] >> (bucket % kBucketsPerWord)) & 1u) {
+          AGRID_ASSERT(to < leaf_.size());
           leaf_writer.write(to, r.box(), r.id, owner & ~axes);
         } else {
           // Whole, not copied then patched: a store into a line just written stalls.
+          AGRID_ASSERT(to < next_count_);
           dst[to] = WorkEntry{{r.lo[0], r.lo[1], r.lo[2]}, {r.hi[0], r.hi[1], r.hi[2]}, r.id, owner & ~axes};
         }
       }

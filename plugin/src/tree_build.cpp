@@ -6,6 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "agrid_assert.h"
+#include "cell_invariants.h"
 #include "parallel_for.h"
 #include "tree_impl.h"
 
@@ -62,6 +64,7 @@ void Tree::Impl::build(std::span<const Box> boxes) {
       coarse.advance();
     }
     coarse.pad();
+    AGRID_ASSERT_NO_PROBLEM(detail::broken_cell_invariant(detail::view_of(coarse, true), static_cast<std::uint32_t>(boxes.size())));
     finish_stats();
   } catch (...) {
     clear();  // out of memory, or too many box copies: an empty tree, never a half-built one
@@ -119,7 +122,7 @@ void Tree::Impl::run_task(std::uint32_t t) {
       const detail::Node& node = coarse.nodes()[cell.node];
       places[cell.node] = {grid_index, grid.add_subtree(std::span(coarse.records(cell), cell.count), node.cell, node.level)};
     }
-    grid.finish();
+    grid.finish(static_cast<std::uint32_t>(input.size()));
   }
   grid.collect_pair_keys();
   const GridStats& used_stats = grid.stats();

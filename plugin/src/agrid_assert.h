@@ -1,0 +1,27 @@
+#pragma once
+// AGRID_ASSERT: checks of the library's own invariants, compiled in only with AGRID_ASSERTS
+// (CMake option AGRID_ASSERTS: on for Debug, sanitizer and fuzzing builds, off in Release).
+
+namespace agrid::detail {
+
+/// Reports a broken invariant on stderr (what, where) and aborts.
+[[noreturn]] void invariant_broken(const char* what, const char* file, int line) noexcept;
+
+}  // namespace agrid::detail
+
+#if defined(AGRID_ASSERTS)
+/// Aborts with the condition's text if it is false.
+#define AGRID_ASSERT(condition) \
+  ((condition) ? static_cast<void>(0) : ::agrid::detail::invariant_broken(#condition, __FILE__, __LINE__))
+/// Aborts with the problem described if `problem` (a const char*, null when all is well) is not null.
+#define AGRID_ASSERT_NO_PROBLEM(problem)                                                 \
+  do {                                                                                   \
+    if (const char* agrid_problem_ = (problem)) {                                        \
+      ::agrid::detail::invariant_broken(agrid_problem_, __FILE__, __LINE__);             \
+    }                                                                                    \
+  } while (false)
+#else
+// Not evaluated (sizeof), but the names in them still count as used.
+#define AGRID_ASSERT(condition) static_cast<void>(sizeof(condition))
+#define AGRID_ASSERT_NO_PROBLEM(problem) static_cast<void>(sizeof(problem))
+#endif

@@ -1,0 +1,117 @@
+#include "cell_invariants.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "agrid/config.h"
+#include "agrid_assert.h"
+
+namespace agrid::detail {
+
+void invariant_broken(const char* what, const char* file, int line) noexcept {
+  std::fprintf(stderr, "agrid: invariant broken at %s:%d: %s\n", file, line, what);
+  std::abort();
+}
+
+CellsView view_of(const SplitEngine& engine, bool padded) {
+  return {engine.lattice(),      engine.nodes(), engine.leaf_entries(), engine.leaf_cells(),
+          engine.stay_entries(), engine.stay_lattice(), padded};
+}
+
+namespace {
+
+[[nodiscard]] std::uint32_t bit_count(std::uint64_t x) noexcept {
+  std::uint32_t n = 0;
+  for (; x != 0; x &= x - 1) ++n;
+  return n;
+}
+
+// The first broken invariant of the entries [begin, end) of `node`.
+const char* broken_entry(const CellsView& cells, const EntryArrays& entries, std::uint32_t begin, std::uint32_t end,
+                         const Node& node, std::uint32_t id_limit) {
+  const std::uint32_t shift = level_shift(node.level);
+  for (std::uint32_t i = begin; i < end; ++i) {
+    const Box box = entries.box(i);
+    if (!is_valid(box)) return "an entry's box is invalid";
+    if (entries.id[i] >= id_limit) return "an entry's id is out of range";
+    const LatticeBox q = cells.lattice.quantize(box);
+    for (int a = 0; a < 3; ++a) {
+      const std::uint32_t lo = q.lo[a] >> shift;
+      const std::uint32_t hi = q.hi[a] >> shift;
+      if (lo > node.cell[a] || hi < node.cell[a]) return "an entry does not overlap its node's cell";
+      const bool owns_min = ((entries.owner[i] >> a) & 1u) != 0;
+      if (owns_min != (lo == node.cell[a])) return "an entry's owner bits do not say where its min corner is";
+    }
+  }
+  return nullptr;
+}
+
+// The first broken invariant of node n's ranges and children.
+const char* broken_node(const CellsView& cells, std::uint32_t n, std::uint32_t leaf_size, std::uint32_t stay_size) {
+  const Node& node = cells.nodes[n];
+  if (node.stay_begin > node.stay_end || node.stay_end > stay_size) return "a node's staying range is out of bounds";
+  if (node.leaf_begin > node.leaf_end || node.leaf_end > leaf_size) return "a node's leaf range is out of bounds";
+  if (node.is_leaf()) return nullptr;
+  if (node.leaf_end != node.leaf_begin) return "an inner node holds leaf entries";
+  if (node.first_child <= n || std::uint64_t{node.first_child} + bit_count(node.child_mask) > cells.nodes.size()) {
+    return "a node's children are not after it in the node array";
+  }
+  std::uint32_t child = node.first_child;
+  for (std::uint32_t index = 0; index < 64; ++index) {
+    if (!((node.child_mask >> index) & 1u)) continue;
+    const Node& c = cells.nodes[child++];
+    const std::uint32_t expected[3] = {(node.cell[0] << 2) + (index & 3u), (node.cell[1] << 2) + ((index >> 2) & 3u),
+                                       (node.cell[2] << 2) + (index >> 4)};
+    if (c.level != node.level + 1 || c.cell[0] != expected[0] || c.cell[1] != expected[1] || c.cell[2] != expected[2]) {
+      return "a child is not at the cell its index says";
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const char* broken_cell_invariant(const CellsView& cells, std::uint32_t id_limit) {
+  const std::uint32_t padding = cells.padded ? kKernelPadding : 0;
+  if (cells.leaf.size() < padding || cells.stay.size() < padding) return "the entry arrays lack their padding";
+  const std::uint32_t leaf_size = cells.leaf.size() - padding;
+  const std::uint32_t stay_size = cells.stay.size() - padding;
+  if (cells.stay_lattice.size() < stay_size) return "a staying entry has no lattice box";
+  std::vector<std::uint8_t> leaf_held(leaf_size, 0);  // by which node: one, none (0) or several
+  std::vector<std::uint8_t> stay_held(stay_size, 0);
+  const auto hold = [](std::vector<std::uint8_t>& held, std::uint32_t begin, std::uint32_t end) {
+    bool once = true;
+    for (std::uint32_t i = begin; i < end; ++i) once &= held[i]++ == 0;
+    return once;
+  };
+  std::uint32_t cells_of_two = 0;
+  for (std::uint32_t n = 0; n < cells.nodes.size(); ++n) {
+    if (const char* problem = broken_node(cells, n, leaf_size, stay_size)) return problem;
+    const Node& node = cells.nodes[n];
+    if (const char* problem = broken_entry(cells, cells.stay, node.stay_begin, node.stay_end, node, id_limit)) return problem;
+    if (const char* problem = broken_entry(cells, cells.leaf, node.leaf_begin, node.leaf_end, node, id_limit)) return problem;
+    for (std::uint32_t s = node.stay_begin; s < node.stay_end; ++s) {
+      const LatticeBox q = cells.lattice.quantize(cells.stay.box(s));
+      const LatticeBox& held = cells.stay_lattice[s];
+      for (int a = 0; a < 3; ++a) {
+        if (q.lo[a] != held.lo[a] || q.hi[a] != held.hi[a]) return "a staying entry's lattice box is not its box's";
+      }
+    }
+    if (!hold(stay_held, node.stay_begin, node.stay_end)) return "two nodes' staying ranges overlap";
+    if (!hold(leaf_held, node.leaf_begin, node.leaf_end)) return "two leaves' ranges overlap";
+    cells_of_two += node.leaf_end - node.leaf_begin >= 2;
+  }
+  const auto all_held = [](const std::vector<std::uint8_t>& held) {
+    return std::find(held.begin(), held.end(), std::uint8_t{0}) == held.end();
+  };
+  if (!all_held(leaf_held)) return "a leaf entry is in no leaf";
+  if (!all_held(stay_held)) return "a staying entry is in no node";
+  if (cells.leaf_cells.size() != cells_of_two) return "leaf_cells does not list every leaf of two entries or more";
+  for (const CellRange& c : cells.leaf_cells) {
+    if (c.end > leaf_size || c.end - c.begin < 2) return "leaf_cells lists a range that is no leaf of two entries";
+  }
+  return nullptr;
+}
+
+}  // namespace agrid::detail
