@@ -1,6 +1,7 @@
 #include "leaf_kernel.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <limits>
 
@@ -288,14 +289,28 @@ struct Kernels {
   RangeFunction range;
 };
 
-Kernels kernels(Kernel wanted) noexcept {
-  switch (available(wanted)) {
+Kernels kernels_of(Kernel available) noexcept {
+  switch (available) {
 #ifdef AGRID_X86_KERNELS
     case Kernel::avx512: return {avx512_kernel, avx512_range};
     case Kernel::avx2: return {avx2_kernel, avx2_range};
 #endif
     default: return {scalar_kernel, scalar_range};
   }
+}
+
+/// Kernel values: automatic, scalar, avx2, avx512.
+constexpr std::size_t kKernelChoices = 4;
+
+// The kernels for `wanted`, found once per process: a staying box calls them for every range
+// it meets, and asking the CPU each time cost more than a short range's tests.
+Kernels kernels(Kernel wanted) noexcept {
+  static const std::array<Kernels, kKernelChoices> chosen = [] {
+    std::array<Kernels, kKernelChoices> table{};
+    for (std::size_t k = 0; k < kKernelChoices; ++k) table[k] = kernels_of(available(static_cast<Kernel>(k)));
+    return table;
+  }();
+  return chosen[static_cast<std::size_t>(wanted)];
 }
 
 // Copies the entries of a cell sorted by min x (ties by position, so deterministic), padded.

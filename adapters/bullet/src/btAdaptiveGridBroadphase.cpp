@@ -534,7 +534,8 @@ void btAdaptiveGridBroadphase::getBroadphaseAabb(btVector3& aabbMin, btVector3& 
 }
 
 void btAdaptiveGridBroadphase::resetPool(btDispatcher* /*dispatcher*/) {
-  // Nothing is pooled: memory is kept for reuse by the next steps and freed with the broadphase.
+  // Nothing to do: the proxies' pool (ProxyPool) and agrid's arrays keep their memory for the
+  // next steps and free it with the broadphase.
 }
 
 void btAdaptiveGridBroadphase::printStats() { m_impl->printStats(); }
