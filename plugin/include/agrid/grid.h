@@ -40,7 +40,8 @@ class Grid {
   /// Replaces the contents of `out` with every overlapping pair, each once, sorted.
   void find_pairs(std::vector<Pair>& out);
 
-  /// Calls `visit` with every overlapping pair in sorted order, until it returns false.
+  /// Calls `visit` with every overlapping pair in sorted order, until it returns false. The
+  /// pairs are all found and sorted first: stopping early saves the visits, not the search.
   void for_each_pair(FunctionRef<Pair> visit);
 
   /// Replaces the contents of `out` with the indices of the boxes overlapping `box`, sorted.
