@@ -78,8 +78,12 @@ const char* broken_cell_invariant(const CellsView& cells, std::uint32_t id_limit
   const std::uint32_t leaf_size = cells.leaf.size() - padding;
   const std::uint32_t stay_size = cells.stay.size() - padding;
   if (cells.stay_lattice.size() < stay_size) return "a staying entry has no lattice box";
-  std::vector<std::uint8_t> leaf_held(leaf_size, 0);  // by which node: one, none (0) or several
-  std::vector<std::uint8_t> stay_held(stay_size, 0);
+  // Per entry, how many nodes hold it. Kept per thread, so that a warm frame's check allocates
+  // nothing (the allocation tests run in checking builds too).
+  thread_local std::vector<std::uint8_t> leaf_held;
+  thread_local std::vector<std::uint8_t> stay_held;
+  leaf_held.assign(leaf_size, 0);
+  stay_held.assign(stay_size, 0);
   const auto hold = [](std::vector<std::uint8_t>& held, std::uint32_t begin, std::uint32_t end) {
     bool once = true;
     for (std::uint32_t i = begin; i < end; ++i) once &= held[i]++ == 0;
