@@ -53,7 +53,8 @@ struct OneLevel {
   // At the root, boxes that stay are the oversize ones.
   [[nodiscard]] static bool oversize(Code c, const float*) noexcept { return c.stays(); }
   [[nodiscard]] static std::uint32_t owner_bits(Code c) noexcept { return c.owner_bits(); }
-  [[nodiscard]] static std::uint32_t offset(std::uint32_t axes) noexcept { return next_cell_offset<4>(axes); }
+  /// The bucket of copy i of an entry with this spread, relative to its lowest one.
+  [[nodiscard]] static std::uint32_t offset(std::uint32_t spread, std::uint32_t i) noexcept { return kSpread.offset[spread][i]; }
 };
 
 // The root's split straight into its 4,096 grandchildren, coded by ChildCoder::grandchild_code.
@@ -74,7 +75,9 @@ struct TwoLevels {
   [[nodiscard]] static bool is_invalid(Code) noexcept { return false; }
   [[nodiscard]] bool oversize(Code, const float* bounds) const noexcept { return root_children.code(bounds).stays(); }
   [[nodiscard]] static std::uint32_t owner_bits(Code) noexcept { return kOwnAllAxes; }  // nothing is clipped at the root
-  [[nodiscard]] static std::uint32_t offset(std::uint32_t axes) noexcept { return next_cell_offset<16>(axes); }
+  [[nodiscard]] static std::uint32_t offset(std::uint32_t spread, std::uint32_t i) noexcept {
+    return next_cell_offset<16>(kSpread.axes[spread][i]);
+  }
 };
 
 template <class T>
@@ -273,7 +276,11 @@ void SplitEngine::code_chunks(const Coding& coding, const Source& source) {
         continue;
       }
       const std::uint32_t spread = code.spread();
-      for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) ++counts[code.first() + Coding::offset(kSpread.axes[spread][i])];
+      if (spread == 0) {  // one copy: most entries below the root
+        ++counts[code.first()];
+        continue;
+      }
+      for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) ++counts[code.first() + Coding::offset(spread, i)];
     }
     chunk_stays_[c] = staying;
     chunk_invalid_[c] = invalid;
@@ -297,16 +304,24 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
                                  std::uint32_t end_chunk) {
   const PendingNode node = pending_[p];
   const Node parent = nodes_[node.node];
-  totals_.assign(Coding::kBuckets, 0);
   std::uint32_t staying = 0;
   std::uint32_t invalid = 0;
   for (std::uint32_t c = first_chunk; c < end_chunk; ++c) {
-    const std::uint32_t* counts = chunk_counts_.data() + std::size_t{c} * Coding::kBuckets;
-    for (std::uint32_t b = 0; b < Coding::kBuckets; ++b) totals_[b] += counts[b];
     staying += chunk_stays_[c];
     invalid += chunk_invalid_[c];
   }
-  const std::uint64_t copies = std::accumulate(totals_.begin(), totals_.end(), std::uint64_t{0});
+  // A cell of one chunk (always, for the grid) reads its chunk's counts; each is read before
+  // the chunk's write position replaces it.
+  const std::uint32_t* totals = chunk_counts_.data() + std::size_t{first_chunk} * Coding::kBuckets;
+  if (end_chunk - first_chunk > 1) {
+    totals_.assign(Coding::kBuckets, 0);
+    for (std::uint32_t c = first_chunk; c < end_chunk; ++c) {
+      const std::uint32_t* counts = chunk_counts_.data() + std::size_t{c} * Coding::kBuckets;
+      for (std::uint32_t b = 0; b < Coding::kBuckets; ++b) totals_[b] += counts[b];
+    }
+    totals = totals_.data();
+  }
+  const std::uint64_t copies = std::accumulate(totals, totals + Coding::kBuckets, std::uint64_t{0});
   AGRID_ASSERT(invalid <= node.end - node.begin && staying <= node.end - node.begin - invalid);
   const std::uint32_t entries = node.end - node.begin - invalid;
   // The two-level split was decided by the caller; a one-level split must pay.
@@ -330,7 +345,7 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
   std::uint64_t* leaf_bits = leaf_buckets_.data() + std::size_t{p - batch_first_} * bucket_words_;
   const auto place = [&](std::uint32_t bucket, const std::uint32_t cell[3], std::uint32_t level) {
     bool is_leaf = false;
-    std::uint32_t at = add_child(cell, level, totals_[bucket], is_leaf);
+    std::uint32_t at = add_child(cell, level, totals[bucket], is_leaf);
     if (is_leaf) leaf_bits[bucket / kBucketsPerWord] |= std::uint64_t{1} << (bucket % kBucketsPerWord);
     for (std::uint32_t c = first_chunk; c < end_chunk; ++c) {
       at += std::exchange(chunk_counts_[std::size_t{c} * Coding::kBuckets + bucket], at);
@@ -341,7 +356,7 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
     std::uint64_t mask = 0;
     nodes_[node.node].first_child = static_cast<std::uint32_t>(nodes_.size());
     for (std::uint32_t b = 0; b < Coding::kBuckets; ++b) {
-      if (totals_[b] == 0) continue;
+      if (totals[b] == 0) continue;
       mask |= std::uint64_t{1} << b;
       const std::uint32_t cell[3] = {(parent.cell[0] << 2) + (b & 3u), (parent.cell[1] << 2) + ((b >> 2) & 3u),
                                      (parent.cell[2] << 2) + (b >> 4)};
@@ -354,7 +369,7 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
     std::array<std::uint64_t, 64> grandchild_masks{};
     std::uint64_t child_mask = 0;
     for (std::uint32_t g = 0; g < kGrandchildren; ++g) {
-      if (totals_[g] == 0) continue;
+      if (totals[g] == 0) continue;
       const std::uint32_t x = g & 15u, y = (g >> 4) & 15u, z = g >> 8;
       const std::uint32_t child = child_index(x >> 2, y >> 2, z >> 2);
       child_mask |= std::uint64_t{1} << child;
@@ -455,18 +470,23 @@ void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
       const std::uint32_t spread = code.spread();
       const std::uint32_t owner = coding.owner_bits(code);
       // A copy's owner bits: those of the lowest child, less the axes on which this one is higher.
-      for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) {
-        const std::uint32_t axes = kSpread.axes[spread][i];
-        const std::uint32_t bucket = code.first() + Coding::offset(axes);
+      const auto copy = [&](std::uint32_t bucket, std::uint32_t owner_bits) {
         const std::uint32_t to = at[bucket]++;
         if ((leaf_bits[bucket / kBucketsPerWord] >> (bucket % kBucketsPerWord)) & 1u) {
           AGRID_ASSERT(to < leaf_.size());
-          leaf_writer.write(to, r.box(), r.id, owner & ~axes);
+          leaf_writer.write(to, r.box(), r.id, owner_bits);
         } else {
           // Whole, not copied then patched: a store into a line just written stalls.
           AGRID_ASSERT(to < next_count_);
-          dst[to] = WorkEntry{{r.lo[0], r.lo[1], r.lo[2]}, {r.hi[0], r.hi[1], r.hi[2]}, r.id, owner & ~axes};
+          dst[to] = WorkEntry{{r.lo[0], r.lo[1], r.lo[2]}, {r.hi[0], r.hi[1], r.hi[2]}, r.id, owner_bits};
         }
+      };
+      if (spread == 0) {
+        copy(code.first(), owner);
+        continue;
+      }
+      for (std::uint32_t i = 0; i < kSpread.count[spread]; ++i) {
+        copy(code.first() + Coding::offset(spread, i), owner & ~kSpread.axes[spread][i]);
       }
     }
   });
