@@ -21,12 +21,6 @@ CellsView view_of(const SplitEngine& engine, bool padded) {
 
 namespace {
 
-[[nodiscard]] std::uint32_t bit_count(std::uint64_t x) noexcept {
-  std::uint32_t n = 0;
-  for (; x != 0; x &= x - 1) ++n;
-  return n;
-}
-
 // The first broken invariant of the entries [begin, end) of `node`.
 const char* broken_entry(const CellsView& cells, const EntryArrays& entries, std::uint32_t begin, std::uint32_t end,
                          const Node& node, std::uint32_t id_limit) {
@@ -54,7 +48,7 @@ const char* broken_node(const CellsView& cells, std::uint32_t n, std::uint32_t l
   if (node.leaf_begin > node.leaf_end || node.leaf_end > leaf_size) return "a node's leaf range is out of bounds";
   if (node.is_leaf()) return nullptr;
   if (node.leaf_end != node.leaf_begin) return "an inner node holds leaf entries";
-  if (node.first_child <= n || std::uint64_t{node.first_child} + bit_count(node.child_mask) > cells.nodes.size()) {
+  if (node.first_child <= n || std::uint64_t{node.first_child} + count_bits(node.child_mask) > cells.nodes.size()) {
     return "a node's children are not after it in the node array";
   }
   std::uint32_t child = node.first_child;

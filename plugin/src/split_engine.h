@@ -33,6 +33,15 @@ struct Node {
   [[nodiscard]] bool is_leaf() const noexcept { return child_mask == 0; }
 };
 
+/// Set bits of x. Plain x86-64 has no popcount instruction and std::popcount would call into
+/// libgcc; this is the branch-free bit-slicing count, inlined.
+[[nodiscard]] constexpr std::uint32_t count_bits(std::uint64_t x) noexcept {
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<std::uint32_t>((x * 0x0101010101010101ull) >> 56);
+}
+
 /// A node waiting to be split, with its entries [begin, end) in the level's records.
 struct PendingNode {
   std::uint32_t node;
