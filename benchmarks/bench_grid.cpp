@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "agrid/agrid.h"
+#include "agrid_scenes/random.h"
 #include "agrid_scenes/scenes.h"
 
 namespace {
@@ -150,35 +151,23 @@ void bm_grid_query_box(benchmark::State& state) {
   state.counters["threads"] = kThreads;
 }
 
-/// splitmix64, for the rays: the benchmark needs its own reproducible numbers.
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/// Uniform in [0, 1) from 24 random bits.
-float unit_random(std::uint64_t& state) {
-  return static_cast<float>(splitmix64(state) >> 40) * 0x1.0p-24f;
-}
-
 /// Rays of length kSegmentLength starting uniformly inside the scene's [0, 150)^3 cube,
 /// pointing in uniformly random directions.
 std::vector<agrid::Segment> make_segments() {
   constexpr float kSide = 150.0f;
-  std::uint64_t state = 1;
+  constexpr std::uint64_t kSeed = 1;
+  agrid::scenes::Random random(kSeed);
   std::vector<agrid::Segment> segments;
   segments.reserve(kSegmentCount);
   while (segments.size() < kSegmentCount) {
     agrid::Vec3 from;
-    from.x = kSide * unit_random(state);
-    from.y = kSide * unit_random(state);
-    from.z = kSide * unit_random(state);
+    from.x = random.uniform(0.0f, kSide);
+    from.y = random.uniform(0.0f, kSide);
+    from.z = random.uniform(0.0f, kSide);
     agrid::Vec3 d;
-    d.x = 2.0f * unit_random(state) - 1.0f;
-    d.y = 2.0f * unit_random(state) - 1.0f;
-    d.z = 2.0f * unit_random(state) - 1.0f;
+    d.x = random.uniform(-1.0f, 1.0f);
+    d.y = random.uniform(-1.0f, 1.0f);
+    d.z = random.uniform(-1.0f, 1.0f);
     // Rejection sampling in the unit ball gives a uniform direction once normalised.
     const float length = std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
     if (length > 1.0f || length < 1e-3f) continue;

@@ -96,7 +96,7 @@ void print_tables(const std::vector<RunResult>& runs, unsigned threads) {
   std::printf("(medians, means and 95th percentiles over the steps; step = stepSimulation%s;\n"
               " broadphase = every setAabb + calculateOverlappingPairs;%s rest = the step without them;\n"
               " pairs = mean in the cache; missing and extra = pairs the cache lacked and held beyond the\n"
-              " overlapping ones, summed over the steps, checked exactly;%s\n"
+              " overlapping ones the filter accepts, summed over the steps, by a plain sweep (not agrid);%s\n"
               " dbvt and sap keep extra pairs%s by design, agrid must not)\n",
               rays ? " and the rays" : "", rays ? "\n rays = the scene's rays, a ClosestRayResultCallback each;" : "",
               rays ? "\n hits missed and extra = objects rayTest missed, or reported beyond those the rays meet;" : "",

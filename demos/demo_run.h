@@ -20,8 +20,8 @@ struct RunResult {
   std::vector<double> broadphase_ms;  ///< Per step: every setAabb plus calculateOverlappingPairs.
   std::vector<double> query_ms;       ///< Per step: the scene's rays (0 without).
   std::vector<int> pairs;             ///< Per step: pairs in the cache after it.
-  std::uint64_t missing_pairs = 0;    ///< Over all steps: overlapping pairs the cache lacked.
-  std::uint64_t extra_pairs = 0;      ///< Over all steps: cached pairs that do not overlap (dbvt, sap keep some).
+  std::uint64_t missing_pairs = 0;    ///< Over all steps: overlapping pairs the filter accepts that the cache lacked.
+  std::uint64_t extra_pairs = 0;      ///< Over all steps: cached pairs beyond those (dbvt, sap keep some by design).
   std::uint64_t rays_missed = 0;      ///< Over all steps: objects a ray meets that rayTest did not report.
   std::uint64_t rays_extra = 0;       ///< Over all steps: objects rayTest reported that the ray does not meet.
   scenes::PhysicsSummary physics;     ///< After the last step.
@@ -40,8 +40,9 @@ struct RunResult {
 /// The mean of `values`; 0 if empty.
 [[nodiscard]] double mean(const std::vector<double>& values);
 
-/// Whether the run found a broadphase wrong: a missed pair or ray hit (any broadphase), or an
-/// extra pair or ray hit from agrid, which promises an exact cache and exact rays.
+/// Whether the run found a broadphase wrong: a missed pair or ray hit (any broadphase), an extra
+/// pair from an exact broadphase (agrid, simple: scenes::keeps_exact_pairs), or an extra ray hit
+/// from agrid, which promises exact rays.
 [[nodiscard]] bool found_errors(const RunResult& r);
 
 }  // namespace agrid::demo

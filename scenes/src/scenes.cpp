@@ -1,71 +1,21 @@
-// The scene library: every scene is built from one seeded xoshiro256** stream with our own
-// integer -> float mapping, so the same name, scale and seed give bit-identical boxes on every
-// compiler and standard library (std:: distributions differ between implementations).
+// The scene library: every scene is built from one seeded Random stream (agrid_scenes/random.h),
+// so the same name, scale and seed give bit-identical boxes on every compiler and standard
+// library; its hard boxes come from the catalogue (agrid_scenes/adversarial.h).
 
 #include "agrid_scenes/scenes.h"
 
 #include <algorithm>
 #include <array>
-#include <cfloat>
 #include <cmath>
 #include <cstddef>
-#include <limits>
 #include <stdexcept>
 #include <utility>
 
+#include "agrid_scenes/adversarial.h"
+#include "agrid_scenes/random.h"
+
 namespace agrid::scenes {
 namespace {
-
-/// splitmix64: expands one 64-bit seed into the xoshiro state (its authors' recommendation).
-std::uint64_t splitmix64(std::uint64_t& state) noexcept {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/// xoshiro256** (Blackman and Vigna): small, fast, and the same everywhere.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) noexcept {
-    for (auto& word : state_) word = splitmix64(seed);
-  }
-
-  std::uint64_t next() noexcept {
-    const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
-    const std::uint64_t t = state_[1] << 17;
-    state_[2] ^= state_[0];
-    state_[3] ^= state_[1];
-    state_[1] ^= state_[2];
-    state_[0] ^= state_[3];
-    state_[2] ^= t;
-    state_[3] = rotl(state_[3], 45);
-    return result;
-  }
-
-  /// Uniform in [lo, hi) (lo itself if hi <= lo).
-  float uniform(float lo, float hi) noexcept {
-    if (!(lo < hi)) return lo;
-    // 24 random bits make an exact float-grid fraction in [0, 1). Separate statements keep a
-    // compiler from fusing the multiply-add, which would change the rounding on some targets.
-    const double fraction = static_cast<double>(next() >> 40) * 0x1.0p-24;
-    const double width = static_cast<double>(hi) - static_cast<double>(lo);
-    const double offset = width * fraction;
-    const float value = static_cast<float>(static_cast<double>(lo) + offset);
-    // Rounding to float can land on hi itself; the interval is half-open.
-    return value < hi ? value : std::nextafter(hi, lo);
-  }
-
-  /// Uniform integer in [0, n) for n >= 1 (multiply-shift; its bias is far below 2^-32).
-  std::uint32_t below(std::uint32_t n) noexcept {
-    return static_cast<std::uint32_t>(((next() >> 32) * static_cast<std::uint64_t>(n)) >> 32);
-  }
-
- private:
-  static std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
-
-  std::array<std::uint64_t, 4> state_{};
-};
 
 constexpr std::array<std::string_view, 11> kBenchmarkSceneNames = {
     "article-20k-sparse", "article-20k-dense", "article-40k-slab",      "uniform-1M",
@@ -76,9 +26,6 @@ constexpr std::array<std::string_view, 9> kAdversarialSceneNames = {
     "all-identical",    "tiny-cluster", "far-offsets",
     "long-rods",        "zero-size",    "touching-lattice",
     "teapot-in-stadium", "bad-input",   "huge-and-infinite"};
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 /// The box-pruning benchmark's half-range: centres lie in [-2048, 2048)^3.
 constexpr float kBoxPruningHalfRange = 2048.0f;
@@ -99,7 +46,7 @@ Vec3 scaled_range(Vec3 range, double scale) {
 }
 
 /// Uniform point in [lo, hi) per axis; one statement per axis fixes the order of the draws.
-Vec3 uniform_point(Rng& rng, Vec3 lo, Vec3 hi) {
+Vec3 uniform_point(Random& rng, Vec3 lo, Vec3 hi) {
   Vec3 p;
   p.x = rng.uniform(lo.x, hi.x);
   p.y = rng.uniform(lo.y, hi.y);
@@ -117,7 +64,7 @@ Box box_from(Vec3 min, Vec3 size) {
 
 /// A field of `count` boxes with min corners uniform in [0, side)^3 and sizes uniform in
 /// [size_lo, size_hi) per axis.
-void append_field(std::vector<Box>& boxes, Rng& rng, std::uint32_t count, float side,
+void append_field(std::vector<Box>& boxes, Random& rng, std::uint32_t count, float side,
                   float size_lo, float size_hi) {
   for (std::uint32_t i = 0; i < count; ++i) {
     const Vec3 min = uniform_point(rng, {0, 0, 0}, {side, side, side});
@@ -127,7 +74,7 @@ void append_field(std::vector<Box>& boxes, Rng& rng, std::uint32_t count, float 
 }
 
 /// Fisher-Yates with our own generator, so that special boxes are spread through the input.
-void shuffle(std::vector<Box>& boxes, Rng& rng) {
+void shuffle(std::vector<Box>& boxes, Random& rng) {
   for (std::size_t i = boxes.size(); i > 1; --i) {
     const std::size_t j = rng.below(static_cast<std::uint32_t>(i));
     std::swap(boxes[i - 1], boxes[j]);
@@ -138,7 +85,7 @@ Box cube(float lo, float hi) { return {{lo, lo, lo}, {hi, hi, hi}}; }
 
 std::vector<Box> box_pruning_in(std::uint32_t count, float half_range, std::uint64_t seed) {
   constexpr float kMaxHalfExtent = 127.0f;
-  Rng rng(seed);
+  Random rng(seed);
   std::vector<Box> boxes;
   boxes.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
@@ -154,7 +101,7 @@ std::vector<Box> box_pruning_in(std::uint32_t count, float half_range, std::uint
 
 /// 2,000 copies of one box: every pair overlaps, and no split can separate them.
 std::vector<Box> all_identical(double scale, std::uint64_t seed) {
-  Rng rng(seed);
+  Random rng(seed);
   const Vec3 min = uniform_point(rng, {-100, -100, -100}, {100, 100, 100});
   const Box box = box_from(min, {1.0f, 0.5f, 2.0f});
   return std::vector<Box>(scaled_count(2000, scale), box);
@@ -166,7 +113,7 @@ std::vector<Box> tiny_cluster(double scale, std::uint64_t seed) {
   constexpr float kSizeLo = 1e-5f;
   constexpr float kSizeHi = 1e-4f;
   const Vec3 corner{0.25f, -0.5f, 0.125f};
-  Rng rng(seed);
+  Random rng(seed);
   const std::uint32_t count = scaled_count(5000, scale);
   std::vector<Box> boxes;
   boxes.reserve(count);
@@ -192,7 +139,7 @@ std::vector<Box> far_offsets(double scale, std::uint64_t seed) {
                                                               {-3e7, 1e7, -1e7},
                                                               {0, 0, 0},
                                                               {3e7, -3e7, 3e7}}};
-  Rng rng(seed);
+  Random rng(seed);
   const std::uint32_t per_cluster = scaled_count(375, scale);
   const float width = scaled_length(16.0f, scale);
   std::vector<Box> boxes;
@@ -213,7 +160,7 @@ std::vector<Box> far_offsets(double scale, std::uint64_t seed) {
 /// each rod lands in every cell along its line.
 std::vector<Box> long_rods(double scale, std::uint64_t seed) {
   constexpr float kThickness = 0.2f;
-  Rng rng(seed);
+  Random rng(seed);
   const float side = scaled_length(40.0f, scale);
   std::vector<Box> boxes;
   append_field(boxes, rng, scaled_count(3000, scale), side, 0.5f, 2.0f);
@@ -241,7 +188,7 @@ std::vector<Box> long_rods(double scale, std::uint64_t seed) {
 /// many lie exactly on the faces, edges and corners of unit boxes on the same lattice; plus
 /// flat boxes of zero thickness on one axis and exact copies of earlier points.
 std::vector<Box> zero_size(double scale, std::uint64_t seed) {
-  Rng rng(seed);
+  Random rng(seed);
   const auto side = static_cast<std::uint32_t>(std::max(2.0, std::round(12.0 * std::cbrt(scale))));
   const auto lattice = [&](std::uint32_t steps, float step) {
     Vec3 p;
@@ -282,7 +229,7 @@ std::vector<Box> zero_size(double scale, std::uint64_t seed) {
 /// Unit cubes filling an integer lattice: each touches its 26 neighbours exactly, by a face,
 /// an edge or a corner, and every one of those contacts is a pair.
 std::vector<Box> touching_lattice(double scale, std::uint64_t seed) {
-  Rng rng(seed);
+  Random rng(seed);
   const auto n = static_cast<int>(std::max(1.0, std::round(14.0 * std::cbrt(scale))));
   std::vector<Box> boxes;
   boxes.reserve(static_cast<std::size_t>(n) * n * n);
@@ -299,78 +246,29 @@ std::vector<Box> touching_lattice(double scale, std::uint64_t seed) {
   return boxes;
 }
 
-/// Valid boxes mixed with every kind of invalid box and every extreme but valid coordinate.
+/// Valid boxes mixed with every kind of invalid box and every extreme but valid box of the
+/// catalogue, each twice: identical extreme boxes must pair with each other too.
 std::vector<Box> bad_input(double scale, std::uint64_t seed) {
-  Rng rng(seed);
+  Random rng(seed);
   std::vector<Box> boxes;
-  append_field(boxes, rng, scaled_count(1500, scale), scaled_length(40.0f, scale), 0.5f, 3.0f);
-
-  const Box normal{{1, 2, 3}, {4, 5, 6}};
-  const float denormal = 1e-40f;
-  const float denormal_min = std::numeric_limits<float>::denorm_min();
-  const float large = 1e18f;  // Bullet's BT_LARGE_FLOAT, the AABB of a static plane
-  std::vector<Box> special;
-  // Invalid: a NaN in each coordinate in turn, all NaN, a negative NaN, NaN next to infinity.
-  for (int c = 0; c < 6; ++c) {
-    Box b = normal;
-    float* coords[6] = {&b.min.x, &b.min.y, &b.min.z, &b.max.x, &b.max.y, &b.max.z};
-    *coords[c] = kNaN;
-    special.push_back(b);
-  }
-  special.push_back(cube(kNaN, kNaN));
-  special.push_back({{std::copysign(kNaN, -1.0f), 2, 3}, {4, 5, 6}});
-  special.push_back({{-kInf, -kInf, -kInf}, {kNaN, kInf, kInf}});
-  // Invalid: min > max on each axis, on all axes, by one ulp, and infinitely.
-  special.push_back({{4, 2, 3}, {1, 5, 6}});
-  special.push_back({{1, 5, 3}, {4, 2, 6}});
-  special.push_back({{1, 2, 6}, {4, 5, 3}});
-  special.push_back(cube(10, 0));
-  special.push_back({{std::nextafter(4.0f, 5.0f), 2, 3}, {4, 5, 6}});
-  special.push_back(cube(kInf, -kInf));
-  // Valid: infinite everywhere, half-infinite, and zero-size at infinity.
-  special.push_back(cube(-kInf, kInf));
-  special.push_back({{-kInf, 0, 0}, {5, 10, 10}});
-  special.push_back({{0, 10, 0}, {10, kInf, 10}});
-  special.push_back(cube(kInf, kInf));
-  special.push_back({{-kInf, 1, 1}, {-kInf, 2, 2}});
-  // Valid: Bullet's static plane (the whole of space to 1e18) and a plane-like slab.
-  special.push_back(cube(-large, large));
-  special.push_back({{-large, -1, -large}, {large, 0, large}});
-  // Valid: the largest finite floats.
-  special.push_back(cube(-FLT_MAX, FLT_MAX));
-  special.push_back(cube(FLT_MAX, FLT_MAX));
-  special.push_back({{-FLT_MAX, 0, 0}, {0, 1, 1}});
-  // Valid: denormals, signed zeros (0 <= -0 holds, so [0, -0] is a valid point).
-  special.push_back(cube(0, denormal));
-  special.push_back(cube(-denormal, denormal));
-  special.push_back(cube(denormal_min, denormal_min));
-  special.push_back(cube(-denormal_min, 0));
-  special.push_back(cube(denormal_min, FLT_MIN));
-  special.push_back(cube(0.0f, -0.0f));
-  // Each special box twice: identical extreme boxes must pair with each other too.
+  const float side = scaled_length(40.0f, scale);
+  append_field(boxes, rng, scaled_count(1500, scale), side, 0.5f, 3.0f);
+  std::vector<Box> special = invalid_boxes();
+  const std::vector<Box> extreme = extreme_boxes(cube(0, side));
+  special.insert(special.end(), extreme.begin(), extreme.end());
   for (int copy = 0; copy < 2; ++copy) boxes.insert(boxes.end(), special.begin(), special.end());
   shuffle(boxes, rng);
   return boxes;
 }
 
-/// A regular field with enormous and infinite boxes over it and a few boxes out at 1e30.
+/// A regular field under the catalogue's infinite and enormous boxes, some out at 1e30.
 std::vector<Box> huge_and_infinite(double scale, std::uint64_t seed) {
-  Rng rng(seed);
+  Random rng(seed);
   std::vector<Box> boxes;
-  append_field(boxes, rng, scaled_count(2000, scale), scaled_length(60.0f, scale), 1.0f, 2.0f);
-  boxes.push_back(cube(-1e6f, 1e6f));
-  boxes.push_back(cube(-kInf, kInf));
-  boxes.push_back({{-kInf, -kInf, -kInf}, {kInf, kInf, 10}});  // half-space z <= 10
-  boxes.push_back({{-kInf, 20, -kInf}, {kInf, 21, kInf}});     // infinite slab
-  boxes.push_back({{5, 5, -kInf}, {6, 6, kInf}});              // infinite rod
-  boxes.push_back(cube(0, 1e30f));
-  boxes.push_back({{-1e30f, -1, -1e30f}, {1e30f, 1, 1e30f}});
-  for (int k = 0; k < 4; ++k) {  // a chain of overlapping boxes out at 1e30
-    const double min = 1e30 + k * 5e23;
-    boxes.push_back(cube(static_cast<float>(min), static_cast<float>(min + 1e24)));
-  }
-  boxes.push_back({{1e30f, 0, 0}, {1e30f, 1, 1}});  // touches the face of [0, 1e30]^3
-  boxes.push_back(box_from({-1e30f, 0, 0}, {1, 1, 1}));  // size 1 rounds away in x
+  const float side = scaled_length(60.0f, scale);
+  append_field(boxes, rng, scaled_count(2000, scale), side, 1.0f, 2.0f);
+  const std::vector<Box> huge = huge_boxes(cube(0, side));
+  boxes.insert(boxes.end(), huge.begin(), huge.end());
   shuffle(boxes, rng);
   return boxes;
 }
@@ -378,7 +276,7 @@ std::vector<Box> huge_and_infinite(double scale, std::uint64_t seed) {
 /// The parallel sweep-and-prune paper's ball clustering scene at its densest: cubes of edge 1,
 /// centres uniform inside a ball (rejection sampling, so the draws stay deterministic).
 std::vector<Box> ball_cluster(std::uint32_t count, float radius, std::uint64_t seed) {
-  Rng rng(seed);
+  Random rng(seed);
   std::vector<Box> boxes;
   boxes.reserve(count);
   while (boxes.size() < count) {
@@ -394,7 +292,7 @@ std::vector<Box> ball_cluster(std::uint32_t count, float radius, std::uint64_t s
 /// The paper's plane clustering scene: side x side cubes of edge 0.98 at x = i, z = j, all in
 /// one layer (y uniform in [-0.01, 0.01]), almost touching: no pairs.
 std::vector<Box> plane_cluster(std::uint32_t side, std::uint64_t seed) {
-  Rng rng(seed);
+  Random rng(seed);
   std::vector<Box> boxes;
   boxes.reserve(std::size_t{side} * side);
   for (std::uint32_t i = 0; i < side; ++i) {
@@ -432,7 +330,7 @@ std::vector<Box> distant_clusters(std::uint32_t count, float radius, std::uint64
 /// a cube of half-side kStadiumHalfSide around it.
 std::vector<Box> teapot_stadium(std::uint32_t count, float radius, std::uint32_t stadium, std::uint64_t seed) {
   std::vector<Box> boxes = ball_cluster(count, radius, seed);
-  Rng rng(seed + 1);
+  Random rng(seed + 1);
   for (std::uint32_t i = 0; i < stadium; ++i) {
     const Vec3 c = uniform_point(rng, {-kStadiumHalfSide, -kStadiumHalfSide, -kStadiumHalfSide},
                                  {kStadiumHalfSide, kStadiumHalfSide, kStadiumHalfSide});
@@ -447,7 +345,7 @@ std::vector<Box> article(std::uint32_t count, Vec3 range, std::uint64_t seed) {
   constexpr float kBelow = 2.5f;  // a box spans [c - 2.5, c + 1.5], as in the article
   constexpr float kAbove = 1.5f;
   constexpr float kTeapot = 9000.0f;
-  Rng rng(seed);
+  Random rng(seed);
   std::vector<Box> boxes;
   boxes.reserve(static_cast<std::size_t>(count) + 3);
   const auto around = [&](Vec3 c) {

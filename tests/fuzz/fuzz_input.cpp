@@ -2,25 +2,18 @@
 
 #include <algorithm>
 #include <array>
-#include <cfloat>
 #include <cstring>
-#include <limits>
+
+#include "agrid_scenes/adversarial.h"
 
 namespace agrid::fuzz {
 namespace {
 
-/// Coded bytes below this are half-integers; the rest index kSpecials.
+/// Coded bytes below this are half-integers; the rest index the catalogue's special coordinates.
 constexpr std::uint8_t kFirstSpecial = 240;
+static_assert(scenes::kSpecialCoordinates.size() == 256 - kFirstSpecial, "one coded byte per special coordinate");
 /// Half-integers from -kHalfSteps/2 to +kHalfSteps/2: few enough values that boxes meet often.
 constexpr int kHalfSteps = 16;
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-/// The values that broke broadphases before: not-a-number, the infinities, the largest floats,
-/// values whose arithmetic overflows or underflows, denormals, and negative zero.
-constexpr std::array<float, 256 - kFirstSpecial> kSpecials = {
-    kNaN,     kInf,     -kInf,          1e30f, -1e30f, FLT_MAX,  -FLT_MAX, std::numeric_limits<float>::denorm_min(),
-    -0.0f,    1e-30f,   FLT_MIN,        4e19f, -4e19f, 16777216, 0.1f,     -std::numeric_limits<float>::denorm_min()};
 
 }  // namespace
 
@@ -34,7 +27,7 @@ float FuzzInput::raw_float() noexcept {
 
 float FuzzInput::coded_float() noexcept {
   const std::uint8_t b = byte();
-  if (b >= kFirstSpecial) return kSpecials[b - kFirstSpecial];
+  if (b >= kFirstSpecial) return scenes::kSpecialCoordinates[b - kFirstSpecial];
   return 0.5f * static_cast<float>(b % (kHalfSteps + 1) - kHalfSteps / 2);
 }
 

@@ -35,7 +35,8 @@ class FuzzInput {
   float raw_float() noexcept;
 
   /// One byte as a coordinate: a half-integer in [-4, 4] (so boxes often touch and overlap), or
-  /// one of the special values (NaN, infinities, 1e30, FLT_MAX, denormals, -0).
+  /// one of the catalogue's special coordinates (agrid_scenes/adversarial.h: NaN, infinities,
+  /// 1e30, FLT_MAX, denormals, -0, ...).
   float coded_float() noexcept;
 
   /// A box of raw floats (six arbitrary floats) or of coded ones (ordered min <= max unless a

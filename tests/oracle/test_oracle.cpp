@@ -38,7 +38,7 @@ TEST(Oracle, TouchingBoxesIntersect) {
 TEST(Oracle, InvalidBoxesNeverIntersect) {
   const Box a = cube(0, 0, 0, 1, 1, 1);
   const Box everything = cube(-kInf, -kInf, -kInf, kInf, kInf, kInf);
-  for (const Box& bad : invalid_box_kinds()) {
+  for (const Box& bad : scenes::invalid_boxes()) {
     EXPECT_FALSE(oracle::valid(bad));
     EXPECT_FALSE(oracle::intersect(bad, a));
     EXPECT_FALSE(oracle::intersect(a, bad));
@@ -113,10 +113,10 @@ TEST(Oracle, SweepEqualsBruteForceOnRandomScenes) {
 
 TEST(Oracle, SweepEqualsBruteForceWithBadAndExtremeBoxes) {
   const auto good = random_scene(400, Density::kMedium, 9);
-  auto extreme = extreme_boxes(finite_bounds(good));
+  auto extreme = scenes::extreme_boxes(finite_bounds(good));
   std::vector<Box> valid_part(good.begin(), good.end());
   valid_part.insert(valid_part.end(), extreme.begin(), extreme.end());
-  const auto bad = invalid_box_kinds();
+  const auto bad = scenes::invalid_boxes();
   const Mixed m = mix_in(valid_part, bad, 3);
   const auto brute = oracle::brute_force_pairs(m.boxes);
   EXPECT_TRUE(same_pairs(brute, oracle::sweep_pairs(m.boxes), m.boxes));
@@ -153,7 +153,7 @@ TEST(Oracle, BoxQueryAgreesWithPairs) {
 
 TEST(Oracle, MixInKeepsOrderAndContents) {
   const auto good = random_scene(50, Density::kSparse, 2);
-  const auto bad = invalid_box_kinds();
+  const auto bad = scenes::invalid_boxes();
   const Mixed m = mix_in(good, bad, 11);
   ASSERT_EQ(m.boxes.size(), good.size() + bad.size());
   ASSERT_EQ(m.position_of_good.size(), good.size());

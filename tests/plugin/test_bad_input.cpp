@@ -23,7 +23,7 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // `count` invalid boxes cycling through every kind, some placed inside the scene's bounds.
 std::vector<Box> many_invalid(std::size_t count, const Box& bounds, std::uint64_t seed) {
-  const auto kinds = invalid_box_kinds();
+  const auto kinds = scenes::invalid_boxes();
   Rng rng(seed);
   std::vector<Box> out;
   for (std::size_t i = 0; i < count; ++i) {
@@ -89,7 +89,7 @@ std::vector<Box> base_scene(const std::string& label) {
   if (label == "random_300_very_dense") return random_scene(300, Density::kVeryDense, 3);
   if (label == "random_with_extremes") {
     auto boxes = random_scene(2000, Density::kDense, 4);
-    const auto extremes = extreme_boxes(core_bounds(boxes));
+    const auto extremes = scenes::extreme_boxes(core_bounds(boxes));
     boxes.insert(boxes.end(), extremes.begin(), extremes.end());
     return boxes;
   }
@@ -199,7 +199,7 @@ TEST(BadInput, BadInputSceneStats) {
 
 // Valid extreme boxes: compared with the oracle, alone and inside scenes.
 TEST(ExtremeBoxes, AloneMatchOracle) {
-  const auto boxes = extreme_boxes(Box{{-3, -3, -3}, {3, 3, 3}});
+  const auto boxes = scenes::extreme_boxes(Box{{-3, -3, -3}, {3, 3, 3}});
   ASSERT_EQ(oracle::count_invalid(boxes), 0u);
   for (const Config& config : some_configs()) {
     SCOPED_TRACE(name(config));
@@ -297,8 +297,8 @@ std::vector<Box> offset_cluster(std::uint32_t n, float offset, std::uint64_t see
   std::vector<Box> boxes;
   for (std::uint32_t i = 0; i < n; ++i) {
     float lo[3];
-    for (float& v : lo) v = offset + static_cast<float>(rng.uniform(0, 60));
-    const float s = static_cast<float>(rng.uniform(0, 3));
+    for (float& v : lo) v = offset + static_cast<float>(rng.uniform(0.0, 60.0));
+    const float s = static_cast<float>(rng.uniform(0.0, 3.0));
     boxes.push_back(Box{{lo[0], lo[1], lo[2]}, {lo[0] + s, lo[1] + s, lo[2] + s}});
   }
   return boxes;
@@ -351,7 +351,7 @@ TEST(ExtremeBoxes, CoordinatesAtTheEndsOfTheFloatRange) {
 TEST(ExtremeBoxes, EverythingMixed) {
   // A normal scene, extreme valid boxes and invalid boxes all together, in several configs.
   auto valid = random_scene(4000, Density::kDense, 9);
-  const auto extremes = extreme_boxes(core_bounds(valid));
+  const auto extremes = scenes::extreme_boxes(core_bounds(valid));
   valid.insert(valid.end(), extremes.begin(), extremes.end());
   const auto d = denormal_scene(200, 10);
   valid.insert(valid.end(), d.begin(), d.end());

@@ -15,8 +15,8 @@ namespace {
 
 TEST(Box, ValidityAndOverlapOnSpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<Box> boxes = invalid_box_kinds();
-  const auto extremes = extreme_boxes(Box{{-10, -10, -10}, {10, 10, 10}});
+  std::vector<Box> boxes = scenes::invalid_boxes();
+  const auto extremes = scenes::extreme_boxes(Box{{-10, -10, -10}, {10, 10, 10}});
   boxes.insert(boxes.end(), extremes.begin(), extremes.end());
   const auto normal = random_scene(60, Density::kVeryDense, 3);
   boxes.insert(boxes.end(), normal.begin(), normal.end());
@@ -35,7 +35,7 @@ TEST(Box, ValidityAndOverlapOnSpecialValues) {
       overlapping += overlaps(a, b) ? 1 : 0;
     }
   }
-  EXPECT_EQ(boxes.size() - valid, invalid_box_kinds().size());
+  EXPECT_EQ(boxes.size() - valid, scenes::invalid_boxes().size());
   EXPECT_GT(overlapping, boxes.size());
 }
 

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -203,8 +202,7 @@ TEST(BoxQueries, HandCases) {
 // 1e18, queried with segments between box corners, along axes and across 1e18: every grid
 // answer equals brute force over agrid::hits (a review found misses here).
 TEST(SegmentQueries, ExtremeScenesMatchBruteForce) {
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<float> unit_random(0.0f, 1.0f);
+  Rng rng(7);
   const float offsets[] = {0.0f, 1e7f, -1e7f, 1e18f};
   for (int scene = 0; scene < 24; ++scene) {
     const float offset = offsets[scene % 4];
@@ -213,32 +211,32 @@ TEST(SegmentQueries, ExtremeScenesMatchBruteForce) {
     for (Box& b : boxes) {
       float* p = &b.min.x;
       for (int a = 0; a < 3; ++a) {
-        const float c = offset + std::floor(unit_random(rng) * 64) * unit;
-        float e = std::floor(unit_random(rng) * 3) * unit;
-        if (rng() % 50 == 0) e = (rng() % 2) ? std::numeric_limits<float>::infinity() : 1e18f;
-        p[a] = rng() % 80 == 0 ? -std::numeric_limits<float>::infinity() : c;
+        const float c = offset + static_cast<float>(rng.below(64)) * unit;
+        float e = static_cast<float>(rng.below(3)) * unit;
+        if (rng.below(50) == 0) e = rng.below(2) != 0 ? std::numeric_limits<float>::infinity() : 1e18f;
+        p[a] = rng.below(80) == 0 ? -std::numeric_limits<float>::infinity() : c;
         p[a + 3] = c + e;
       }
     }
     Config config;
-    config.leaf_capacity = 1 + static_cast<std::uint32_t>(rng() % 16);
-    config.big_span = 1 + static_cast<std::uint32_t>(rng() % 2);
+    config.leaf_capacity = 1 + rng.below(16);
+    config.big_span = 1 + rng.below(2);
     Grid grid(config);
     grid.build(boxes);
     for (int q = 0; q < 60; ++q) {
-      const Box& a = boxes[rng() % boxes.size()];
-      const Box& b = boxes[rng() % boxes.size()];
-      Segment s{(rng() % 2) ? a.min : a.max, (rng() % 2) ? b.min : b.max, Box{}};
+      const Box& a = boxes[rng.below(static_cast<std::uint32_t>(boxes.size()))];
+      const Box& b = boxes[rng.below(static_cast<std::uint32_t>(boxes.size()))];
+      Segment s{rng.below(2) != 0 ? a.min : a.max, rng.below(2) != 0 ? b.min : b.max, Box{}};
       if (q % 4 == 1) s.to = s.from;
       if (q % 4 == 2) {
         float* from = &s.from.x;
         float* to = &s.to.x;
-        const auto axis = static_cast<int>(rng() % 3);
+        const auto axis = static_cast<int>(rng.below(3));
         from[axis] = -1e18f;
         to[axis] = 1e18f;
       }
       if (q % 3 == 0) {
-        const float e = std::floor(unit_random(rng) * 3) * unit;
+        const float e = static_cast<float>(rng.below(3)) * unit;
         s.extent = Box{{-e, 0, -e}, {0, e, e}};
       }
       if (!is_valid(s)) continue;

@@ -137,13 +137,13 @@ TEST(Tree, ReusedAcrossFramesOfChangingSize) {
 TEST(Tree, BadAndExtremeBoxesChangeNothingElse) {
   // Invalid boxes pair with nothing; infinite, huge and far boxes pair with what they overlap.
   const auto good = random_scene(20000, Density::kMedium, 5);
-  const Mixed mixed = mix_in(good, invalid_box_kinds(), 6);
+  const Mixed mixed = mix_in(good, scenes::invalid_boxes(), 6);
   const auto expected = oracle::pairs(mixed.boxes);
   const Config configs[] = {Config{}, with_task_entries(64)};
   expect_tree_matches(mixed.boxes, expected, configs);
 
   auto extreme = good;
-  for (const Box& b : extreme_boxes(finite_bounds(good))) extreme.push_back(b);
+  for (const Box& b : scenes::extreme_boxes(finite_bounds(good))) extreme.push_back(b);
   expect_tree_matches(extreme, oracle::pairs(extreme), configs);
 }
 
@@ -216,9 +216,9 @@ TEST(Tree, RefusesAnUnusableConfig) {
 
 TEST(Tree, StatsAgreeWithTheGrid) {
   const auto good = random_scene(30000, Density::kMedium, 8);
-  const Mixed mixed = mix_in(good, invalid_box_kinds(), 9);
+  const Mixed mixed = mix_in(good, scenes::invalid_boxes(), 9);
   auto boxes = mixed.boxes;
-  for (const Box& b : extreme_boxes(finite_bounds(good))) boxes.push_back(b);
+  for (const Box& b : scenes::extreme_boxes(finite_bounds(good))) boxes.push_back(b);
   Grid grid;
   grid.build(boxes);
   Tree tree;

@@ -1,25 +1,24 @@
 #include "agrid_scenes/bullet_worlds.h"
 
-#include <BulletCollision/BroadphaseCollision/btAxisSweep3.h>
-#include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
-#include "agrid/bullet/btAdaptiveGridBroadphase.h"
 #include "world_scene.h"
 
 namespace agrid::scenes {
 namespace {
 
-/// One step of every world: 1/60 s, one substep.
-constexpr btScalar kTimeStep = btScalar(1) / 60;
 /// Margin around a scene's extent for bt32BitAxisSweep3's fixed world bounds; bodies beyond
 /// them have left the world.
 constexpr btScalar kSapMargin = 100;
+/// btDiscreteDynamicsWorld's own gravity, which scenes that set none have always had.
+const btVector3 kBulletDefaultGravity(0, -10, 0);
+/// btSimpleBroadphase's capacity per body asked for: room for a scene's extra bodies (static-city's
+/// spheres, grounds); it allocates them all up front.
+constexpr int kSimpleProxiesPerBody = 2;
 
 /// Every scene, the A/B ones first.
 struct Registry {
@@ -51,90 +50,7 @@ const detail::WorldScene& scene_named(std::string_view name) {
   return *registry().scenes[static_cast<std::size_t>(info - registry().infos.data())];
 }
 
-std::unique_ptr<btBroadphaseInterface> make_broadphase(BroadphaseKind kind, const btVector3& lo, const btVector3& hi) {
-  switch (kind) {
-    case BroadphaseKind::dbvt: return std::make_unique<btDbvtBroadphase>();
-    case BroadphaseKind::sap: return std::make_unique<bt32BitAxisSweep3>(lo, hi);
-    case BroadphaseKind::agrid: return std::make_unique<btAdaptiveGridBroadphase>();
-  }
-  throw std::invalid_argument("agrid::scenes: unknown broadphase");
-}
-
 }  // namespace
-
-std::string_view name(BroadphaseKind kind) {
-  switch (kind) {
-    case BroadphaseKind::dbvt: return "dbvt";
-    case BroadphaseKind::sap: return "sap";
-    case BroadphaseKind::agrid: return "agrid";
-  }
-  return "?";
-}
-
-// ---- TimedBroadphase --------------------------------------------------------------------
-
-TimedBroadphase::TimedBroadphase(std::unique_ptr<btBroadphaseInterface> inner) : inner_(std::move(inner)) {}
-TimedBroadphase::~TimedBroadphase() = default;
-
-void TimedBroadphase::flush(btDispatcher* dispatcher) {
-  (void)dispatcher;
-  for (const SetAabb& s : pending_) {
-    inner_->setAabb(s.proxy, btVector3(s.bounds[0], s.bounds[1], s.bounds[2]), btVector3(s.bounds[3], s.bounds[4], s.bounds[5]),
-                    pending_dispatcher_);
-  }
-  pending_.clear();
-}
-
-btBroadphaseProxy* TimedBroadphase::createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int shapeType,
-                                                void* userPtr, int group, int mask, btDispatcher* dispatcher) {
-  return inner_->createProxy(aabbMin, aabbMax, shapeType, userPtr, group, mask, dispatcher);
-}
-
-void TimedBroadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) {
-  flush(dispatcher);  // no pending call may outlive its proxy
-  inner_->destroyProxy(proxy, dispatcher);
-}
-
-void TimedBroadphase::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
-                              btDispatcher* dispatcher) {
-  pending_.push_back({proxy, {aabbMin.x(), aabbMin.y(), aabbMin.z(), aabbMax.x(), aabbMax.y(), aabbMax.z()}});
-  pending_dispatcher_ = dispatcher;  // the world's one dispatcher
-}
-
-void TimedBroadphase::getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const {
-  for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) {
-    if (it->proxy == proxy) {
-      aabbMin = btVector3(it->bounds[0], it->bounds[1], it->bounds[2]);
-      aabbMax = btVector3(it->bounds[3], it->bounds[4], it->bounds[5]);
-      return;
-    }
-  }
-  inner_->getAabb(proxy, aabbMin, aabbMax);
-}
-
-void TimedBroadphase::rayTest(const btVector3& rayFrom, const btVector3& rayTo, btBroadphaseRayCallback& rayCallback,
-                              const btVector3& aabbMin, const btVector3& aabbMax) {
-  flush(nullptr);
-  inner_->rayTest(rayFrom, rayTo, rayCallback, aabbMin, aabbMax);
-}
-
-void TimedBroadphase::aabbTest(const btVector3& aabbMin, const btVector3& aabbMax, btBroadphaseAabbCallback& callback) {
-  flush(nullptr);
-  inner_->aabbTest(aabbMin, aabbMax, callback);
-}
-
-void TimedBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
-  const auto start = std::chrono::steady_clock::now();
-  flush(dispatcher);
-  inner_->calculateOverlappingPairs(dispatcher);
-  last_ = std::chrono::steady_clock::now() - start;
-}
-
-btOverlappingPairCache* TimedBroadphase::getOverlappingPairCache() { return inner_->getOverlappingPairCache(); }
-const btOverlappingPairCache* TimedBroadphase::getOverlappingPairCache() const { return inner_->getOverlappingPairCache(); }
-void TimedBroadphase::getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const { inner_->getBroadphaseAabb(aabbMin, aabbMax); }
-void TimedBroadphase::resetPool(btDispatcher* dispatcher) { inner_->resetPool(dispatcher); }
-void TimedBroadphase::printStats() { inner_->printStats(); }
 
 // ---- the worlds -------------------------------------------------------------------------
 
@@ -157,19 +73,23 @@ BulletWorld::BulletWorld(std::string_view scene, BroadphaseKind kind, std::uint3
   const detail::Extent extent = definition.extent(bodies);
   bounds_min_ = extent.lo - btVector3(kSapMargin, kSapMargin, kSapMargin);
   bounds_max_ = extent.hi + btVector3(kSapMargin, kSapMargin, kSapMargin);
-  configuration_ = std::make_unique<btDefaultCollisionConfiguration>();
-  dispatcher_ = std::make_unique<btCollisionDispatcher>(configuration_.get());
-  broadphase_ = std::make_unique<TimedBroadphase>(make_broadphase(kind, bounds_min_, bounds_max_));
-  solver_ = std::make_unique<btSequentialImpulseConstraintSolver>();
-  world_ = std::make_unique<btDiscreteDynamicsWorld>(dispatcher_.get(), broadphase_.get(), solver_.get(), configuration_.get());
-  contents_ = std::make_unique<detail::WorldBuilder>(*world_, seed);
+  HarnessDef def;
+  def.kind = kind;
+  def.gravity = kBulletDefaultGravity;
+  def.timed = true;
+  def.motion_states = true;
+  def.sap_min = bounds_min_;
+  def.sap_max = bounds_max_;
+  def.simple_max_proxies = std::max(kDefaultSimpleMaxProxies, kSimpleProxiesPerBody * static_cast<int>(bodies));
+  harness_ = std::make_unique<BulletHarness>(std::move(def));
+  contents_ = std::make_unique<detail::WorldBuilder>(*harness_, seed);
   definition.build(*contents_, bodies);
 }
 
 BulletWorld::~BulletWorld() = default;
 
 void BulletWorld::step() {
-  world_->stepSimulation(kTimeStep, 1, kTimeStep);
+  harness_->step();
   if (!contents_->rays().empty()) cast_rays();
 }
 
@@ -178,7 +98,7 @@ void BulletWorld::cast_rays() {
   std::size_t hits = 0;
   for (const detail::Ray& ray : contents_->rays()) {
     btCollisionWorld::ClosestRayResultCallback closest(ray.from, ray.to);
-    world_->rayTest(ray.from, ray.to, closest);
+    world().rayTest(ray.from, ray.to, closest);
     hits += closest.hasHit();
   }
   last_query_time_ = std::chrono::steady_clock::now() - start;
@@ -187,13 +107,13 @@ void BulletWorld::cast_rays() {
 
 std::size_t BulletWorld::rays_per_step() const noexcept { return contents_->rays().size(); }
 
-int BulletWorld::pairs() const { return broadphase_->getOverlappingPairCache()->getNumOverlappingPairs(); }
+int BulletWorld::pairs() const { return harness_->cache().getNumOverlappingPairs(); }
 
 PhysicsSummary BulletWorld::summary() const {
   PhysicsSummary s;
   double height_sum = 0;
   s.max_height = -std::numeric_limits<double>::infinity();
-  for (const auto& body : contents_->bodies()) {
+  for (const btRigidBody* body : harness_->bodies()) {
     if (body->getInvMass() == 0) continue;
     ++s.dynamic_bodies;
     const btVector3 p = body->getCenterOfMassPosition();
@@ -221,7 +141,7 @@ PhysicsSummary BulletWorld::summary() const {
 
 std::vector<BulletWorld::BodyState> BulletWorld::body_states() const {
   std::vector<BodyState> states;
-  for (const auto& body : contents_->bodies()) {
+  for (const btRigidBody* body : harness_->bodies()) {
     if (body->getInvMass() == 0) continue;
     const btVector3 p = body->getCenterOfMassPosition();
     states.push_back({static_cast<float>(p.x()), static_cast<float>(p.y()), static_cast<float>(p.z()),

@@ -1,14 +1,16 @@
 // The exact checks of a BulletWorld's broadphase: its pair cache against a plain sort and sweep
 // of the proxies' stored AABBs, its rayTest against a brute-force slab test. Neither uses agrid,
-// the code under test; both run outside any timing.
+// the code under test, nor the broadphase checked; both run outside any timing.
 
 #include <algorithm>
 #include <array>
 #include <functional>
 #include <iterator>
+#include <utility>
 #include <vector>
 
 #include "agrid_scenes/bullet_worlds.h"
+#include "agrid_scenes/pair_check.h"
 #include "world_scene.h"
 
 namespace agrid::scenes {
@@ -27,14 +29,6 @@ struct StoredBox {
 bool valid(const btVector3& lo, const btVector3& hi) {
   for (int k = 0; k < kAxes; ++k) {
     if (!(lo[k] <= hi[k])) return false;
-  }
-  return true;
-}
-
-bool overlap(const btBroadphaseProxy& a, const btBroadphaseProxy& b) {
-  if (!valid(a.m_aabbMin, a.m_aabbMax) || !valid(b.m_aabbMin, b.m_aabbMax)) return false;
-  for (int k = 0; k < kAxes; ++k) {
-    if (a.m_aabbMax[k] < b.m_aabbMin[k] || b.m_aabbMax[k] < a.m_aabbMin[k]) return false;
   }
   return true;
 }
@@ -68,6 +62,48 @@ void sweep(std::vector<StoredBox>& boxes, Visit visit) {
       visit(boxes[i].proxy, boxes[j].proxy);
     }
   }
+}
+
+/// A pair of proxies by address, the lower address first: the same key for (a, b) and (b, a).
+using ProxyPair = std::pair<const void*, const void*>;
+
+ProxyPair key(const btBroadphaseProxy* a, const btBroadphaseProxy* b) {
+  const std::less<const void*> order;
+  return order(a, b) ? ProxyPair{a, b} : ProxyPair{b, a};
+}
+
+bool pair_less(const ProxyPair& x, const ProxyPair& y) {
+  const std::less<const void*> order;
+  if (x.first != y.first) return order(x.first, y.first);
+  return order(x.second, y.second);
+}
+
+// The pairs the cache should hold: overlapping, and accepted by its filter.
+std::vector<ProxyPair> exact_pairs(const btCollisionWorld& world, const btOverlappingPairCache& cache) {
+  std::vector<StoredBox> boxes = stored_boxes(world);
+  std::vector<ProxyPair> pairs;
+  sweep(boxes, [&](btBroadphaseProxy* a, btBroadphaseProxy* b) {
+    if (cache.needsBroadphaseCollision(a, b)) pairs.push_back(key(a, b));
+  });
+  std::sort(pairs.begin(), pairs.end(), pair_less);
+  return pairs;
+}
+
+// The pairs the cache holds, duplicates kept.
+std::vector<ProxyPair> cached_pairs(const btOverlappingPairCache& cache) {
+  std::vector<ProxyPair> pairs;
+  const btBroadphasePair* array = cache.getOverlappingPairArrayPtr();
+  for (int i = 0; i < cache.getNumOverlappingPairs(); ++i) pairs.push_back(key(array[i].m_pProxy0, array[i].m_pProxy1));
+  std::sort(pairs.begin(), pairs.end(), pair_less);
+  return pairs;
+}
+
+// How many of `from` are not in `in` (both sorted); a pair repeated in `from` counts each time
+// beyond the ones `in` matches.
+std::uint64_t count_not_in(const std::vector<ProxyPair>& from, const std::vector<ProxyPair>& in) {
+  std::vector<ProxyPair> difference;
+  std::set_difference(from.begin(), from.end(), in.begin(), in.end(), std::back_inserter(difference), pair_less);
+  return difference.size();
 }
 
 // The closed segment from..to meets the box: the slab test, in double.
@@ -133,27 +169,19 @@ RayCheck compare(std::vector<const void*> reported, std::vector<const void*> mee
 
 }  // namespace
 
-PairCheck BulletWorld::check_pairs() const {
-  btOverlappingPairCache* cache = broadphase_->getOverlappingPairCache();
-  PairCheck check;
-  std::vector<StoredBox> boxes = stored_boxes(*world_);
-  sweep(boxes, [&](btBroadphaseProxy* a, btBroadphaseProxy* b) {
-    if (cache->needsBroadphaseCollision(a, b) && cache->findPair(a, b) == nullptr) ++check.missing;
-  });
-  const btBroadphasePair* pairs = cache->getOverlappingPairArrayPtr();
-  for (int i = 0; i < cache->getNumOverlappingPairs(); ++i) {
-    btBroadphaseProxy* a = pairs[i].m_pProxy0;
-    btBroadphaseProxy* b = pairs[i].m_pProxy1;
-    if (!overlap(*a, *b) || !cache->needsBroadphaseCollision(a, b)) ++check.extra;
-  }
-  return check;
+PairCheck check_pair_cache(const btCollisionWorld& world, const btOverlappingPairCache& cache) {
+  const std::vector<ProxyPair> exact = exact_pairs(world, cache);
+  const std::vector<ProxyPair> cached = cached_pairs(cache);
+  return {count_not_in(exact, cached), count_not_in(cached, exact)};
 }
+
+PairCheck BulletWorld::check_pairs() const { return check_pair_cache(harness_->world(), harness_->cache()); }
 
 std::size_t BulletWorld::cast_rays_broadphase_only() {
   std::size_t reported = 0;
   for (const detail::Ray& ray : contents_->rays()) {
     RecordingRayCallback callback(ray.from, ray.to);
-    broadphase_->rayTest(ray.from, ray.to, callback);
+    harness_->broadphase().rayTest(ray.from, ray.to, callback);
     reported += callback.reported.size();
   }
   return reported;
@@ -161,10 +189,10 @@ std::size_t BulletWorld::cast_rays_broadphase_only() {
 
 RayCheck BulletWorld::check_rays() const {
   RayCheck total;
-  const std::vector<StoredBox> boxes = stored_boxes(*world_);
+  const std::vector<StoredBox> boxes = stored_boxes(harness_->world());
   for (const detail::Ray& ray : contents_->rays()) {
     RecordingRayCallback callback(ray.from, ray.to);
-    broadphase_->rayTest(ray.from, ray.to, callback);
+    harness_->broadphase().rayTest(ray.from, ray.to, callback);
     std::vector<const void*> meeting;
     for (const StoredBox& box : boxes) {
       if (meets(ray.from, ray.to, box)) meeting.push_back(box.proxy->m_clientObject);

@@ -11,34 +11,23 @@
 #include <btBulletDynamicsCommon.h>
 
 #include "agrid_scenes/bullet_worlds.h"
+#include "agrid_scenes/random.h"
 
 namespace agrid::scenes::detail {
 
-/// splitmix64: the worlds' own reproducible numbers.
+/// The scene library's generator (agrid_scenes/random.h) in Bullet's terms: btScalar and btVector3.
 class Random {
  public:
-  explicit Random(std::uint64_t seed) : state_(seed) {}
+  explicit Random(std::uint64_t seed) noexcept : random_(seed) {}
   /// Uniform in [lo, hi).
-  btScalar uniform(btScalar lo, btScalar hi) {
-    return lo + (hi - lo) * static_cast<btScalar>(static_cast<double>(next() >> kDropBits) * kUnitPerStep);
-  }
-  btVector3 vector(btScalar lo, btScalar hi) { return {uniform(lo, hi), uniform(lo, hi), uniform(lo, hi)}; }
-  /// Uniform in [0, n): the top 32 bits scaled, no modulo bias worth the name.
-  std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(((next() >> kHalfBits) * n) >> kHalfBits); }
+  btScalar uniform(btScalar lo, btScalar hi) noexcept { return random_.uniform(lo, hi); }
+  /// Uniform in [lo, hi) per axis, drawn x, y, z.
+  btVector3 vector(btScalar lo, btScalar hi) noexcept { return {uniform(lo, hi), uniform(lo, hi), uniform(lo, hi)}; }
+  /// Uniform in [0, n) for n >= 1.
+  std::uint32_t below(std::uint32_t n) noexcept { return random_.below(n); }
 
  private:
-  /// uniform() keeps 24 bits, a float's mantissa, so that every value is exact.
-  static constexpr int kDropBits = 40;
-  static constexpr double kUnitPerStep = 0x1.0p-24;
-  static constexpr int kHalfBits = 32;
-
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  std::uint64_t state_;
+  agrid::scenes::Random random_;
 };
 
 /// A segment cast with btCollisionWorld::rayTest.
@@ -47,66 +36,49 @@ struct Ray {
   btVector3 to;
 };
 
-/// What a scene uses to make its world, and the owner of all it makes: shapes, meshes, motion
-/// states, bodies and constraints. Destroying it removes the constraints from the world, then
-/// the bodies, then deletes everything.
+/// What a scene uses to make its world in a BulletHarness, which owns all it makes; the
+/// builder keeps the scene's random numbers and rays.
 class WorldBuilder {
  public:
-  WorldBuilder(btDiscreteDynamicsWorld& world, std::uint64_t seed);
-  ~WorldBuilder();
+  WorldBuilder(BulletHarness& harness, std::uint64_t seed);
   WorldBuilder(const WorldBuilder&) = delete;
   WorldBuilder& operator=(const WorldBuilder&) = delete;
 
-  /// A new shape, owned here.
+  /// A new shape, owned by the harness.
   template <class Shape, class... Args>
   Shape* make_shape(Args&&... args) {
-    auto shape = std::make_unique<Shape>(std::forward<Args>(args)...);
-    Shape* raw = shape.get();
-    shapes_.push_back(std::move(shape));
-    return raw;
+    return harness_.own(std::make_unique<Shape>(std::forward<Args>(args)...));
   }
-  /// An empty triangle mesh to fill with addTriangle, owned here.
-  btTriangleMesh* make_triangle_mesh();
+  /// An empty triangle mesh to fill with addTriangle, owned by the harness.
+  btTriangleMesh* make_triangle_mesh() { return harness_.make_triangle_mesh(); }
   /// An indexed mesh over `vertices` (x, y, z each) and `triangles` (three vertex indices each).
-  btTriangleIndexVertexArray* make_indexed_mesh(std::vector<btScalar> vertices, std::vector<int> triangles);
+  btTriangleIndexVertexArray* make_indexed_mesh(std::vector<btScalar> vertices, std::vector<int> triangles) {
+    return harness_.make_indexed_mesh(std::move(vertices), std::move(triangles));
+  }
 
   /// Adds a rigid body at `transform` with a motion state; static if `mass` is 0.
-  btRigidBody* add_body(btCollisionShape* shape, btScalar mass, const btTransform& transform);
+  btRigidBody* add_body(btCollisionShape* shape, btScalar mass, const btTransform& transform) {
+    return harness_.add_body(shape, mass, transform);
+  }
   /// Adds an unrotated body at `position`, moving at `velocity` if it is dynamic.
   btRigidBody* add_body(btCollisionShape* shape, btScalar mass, const btVector3& position, const btVector3& velocity);
   /// Adds a constraint between bodies added here; as btDynamicsWorld::addConstraint.
-  void add_constraint(std::unique_ptr<btTypedConstraint> constraint, bool disable_linked_collisions);
+  void add_constraint(std::unique_ptr<btTypedConstraint> constraint, bool disable_linked_collisions) {
+    harness_.add_constraint(std::move(constraint), disable_linked_collisions);
+  }
 
-  void set_gravity(const btVector3& gravity) { world_.setGravity(gravity); }
-  [[nodiscard]] btContactSolverInfo& solver_info() noexcept { return world_.getSolverInfo(); }
+  void set_gravity(const btVector3& gravity) { harness_.world().setGravity(gravity); }
+  [[nodiscard]] btContactSolverInfo& solver_info() noexcept { return harness_.world().getSolverInfo(); }
   /// Rays to cast after every stepSimulation, each with a ClosestRayResultCallback.
   void cast_every_step(std::vector<Ray> rays) { rays_ = std::move(rays); }
   [[nodiscard]] Random& random() noexcept { return random_; }
 
-  /// The bodies in the order they were added.
-  [[nodiscard]] std::span<const std::unique_ptr<btRigidBody>> bodies() const noexcept { return bodies_; }
   [[nodiscard]] std::span<const Ray> rays() const noexcept { return rays_; }
 
  private:
-  /// A body with its motion state, owned here, not yet in the world.
-  btRigidBody* make_body(btCollisionShape* shape, btScalar mass, const btTransform& transform);
-
-  /// The arrays a btTriangleIndexVertexArray points into.
-  struct MeshArrays {
-    std::vector<btScalar> vertices;
-    std::vector<int> triangles;
-  };
-
-  btDiscreteDynamicsWorld& world_;
+  BulletHarness& harness_;
   Random random_;
   std::vector<Ray> rays_;
-  // Declared in the order of need: each is destroyed before what it points into.
-  std::vector<std::unique_ptr<MeshArrays>> mesh_arrays_;
-  std::vector<std::unique_ptr<btStridingMeshInterface>> meshes_;
-  std::vector<std::unique_ptr<btCollisionShape>> shapes_;
-  std::vector<std::unique_ptr<btDefaultMotionState>> motion_states_;
-  std::vector<std::unique_ptr<btRigidBody>> bodies_;
-  std::vector<std::unique_ptr<btTypedConstraint>> constraints_;
 };
 
 /// A box of the world: a scene's extent, bt32BitAxisSweep3's world bounds.

@@ -106,87 +106,26 @@ void* PairEventLog::removeOverlappingPair(btBroadphaseProxy* p0, btBroadphasePro
   return nullptr;
 }
 
-World::World(Broad kind, const agrid::Config& config, btVector3 gravity,
+namespace {
+
+scenes::HarnessDef harness_def(BroadphaseKind kind, const agrid::Config& config, btVector3 gravity,
+                               std::unique_ptr<btOverlappingPairCache> user_cache) {
+  scenes::HarnessDef def;
+  def.kind = kind;
+  def.config = config;
+  def.gravity = gravity;
+  def.user_cache = std::move(user_cache);
+  return def;
+}
+
+}  // namespace
+
+World::World(BroadphaseKind kind, const agrid::Config& config, btVector3 gravity,
              std::unique_ptr<btOverlappingPairCache> user_cache)
-    : user_cache_(std::move(user_cache)) {
-  collision_config_ = std::make_unique<btDefaultCollisionConfiguration>();
-  dispatcher_ = std::make_unique<btCollisionDispatcher>(collision_config_.get());
-  switch (kind) {
-    case Broad::agrid: {
-      auto grid = std::make_unique<btAdaptiveGridBroadphase>(user_cache_.get(), config);
-      grid_ = grid.get();
-      broadphase_ = std::move(grid);
-      break;
-    }
-    case Broad::dbvt:
-      broadphase_ = std::make_unique<btDbvtBroadphase>(user_cache_.get());
-      break;
-    case Broad::simple:
-      broadphase_ = std::make_unique<btSimpleBroadphase>(16384, user_cache_.get());
-      break;
-  }
-  solver_ = std::make_unique<btSequentialImpulseConstraintSolver>();
-  world_ = std::make_unique<btDiscreteDynamicsWorld>(dispatcher_.get(), broadphase_.get(), solver_.get(),
-                                                     collision_config_.get());
-  world_->setGravity(gravity);
-}
-
-World::~World() {
-  for (const auto& action : actions_) world_->removeAction(action.get());
-  // The world destroys the proxies of the objects still in it (their pairs fire the callbacks,
-  // which may touch ghost objects): it goes first, then what it refers to.
-  world_.reset();
-  solver_.reset();
-  broadphase_.reset();
-  dispatcher_.reset();
-  collision_config_.reset();
-  user_cache_.reset();
-  actions_.clear();
-  callbacks_.clear();
-  filters_.clear();
-  bodies_.clear();
-  objects_.clear();
-  shapes_.clear();
-}
-
-btRigidBody* World::add_body(btCollisionShape* shape, float mass, const btTransform& transform, int group, int mask) {
-  btVector3 inertia(0, 0, 0);
-  if (mass > 0) shape->calculateLocalInertia(mass, inertia);
-  btRigidBody::btRigidBodyConstructionInfo info(mass, nullptr, shape, inertia);
-  info.m_startWorldTransform = transform;
-  auto body = std::make_unique<btRigidBody>(info);
-  body->setUserIndex2(created_++);
-  btRigidBody* raw = body.get();
-  bodies_.push_back(std::move(body));
-  body_list_.push_back(raw);
-  if (group == 0) {
-    world_->addRigidBody(raw);
-  } else {
-    world_->addRigidBody(raw, group, mask);
-  }
-  return raw;
-}
-
-void World::destroy_body(btRigidBody* body) {
-  world_->removeRigidBody(body);
-  body_list_.erase(std::find(body_list_.begin(), body_list_.end(), body));
-  const auto it = std::find_if(bodies_.begin(), bodies_.end(), [&](const auto& b) { return b.get() == body; });
-  bodies_.erase(it);
-}
-
-void World::own_action(std::unique_ptr<btActionInterface> action) {
-  world_->addAction(action.get());
-  actions_.push_back(std::move(action));
-}
-
-void World::own_callback(std::unique_ptr<btOverlappingPairCallback> callback) {
-  callbacks_.push_back(std::move(callback));
-}
-
-void World::own_filter(std::unique_ptr<btOverlapFilterCallback> filter) { filters_.push_back(std::move(filter)); }
-
-void World::step(int steps) {
-  for (int i = 0; i < steps; ++i) world_->stepSimulation(btScalar(1) / 60, 0);
+    : BulletHarness(harness_def(kind, config, gravity, std::move(user_cache))) {
+  auto events = std::make_unique<PairEventLog>();
+  events_ = events.get();
+  own_callback(std::move(events));
 }
 
 btQuaternion random_rotation(agrid::test::Rng& rng) {

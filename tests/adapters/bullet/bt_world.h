@@ -1,6 +1,6 @@
 #pragma once
-// Shared helpers of the Bullet adapter tests: a world that owns everything it allocates, the
-// brute-force pair oracle over stored proxy AABBs, and a log of the pair cache's adds/removes.
+// Shared helpers of the Bullet adapter tests: the scene library's world harness with a log of
+// the pair cache's adds/removes, and the brute-force pair oracle over stored proxy AABBs.
 
 #include <btBulletDynamicsCommon.h>
 #include <BulletCollision/CollisionDispatch/btGhostObject.h>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "agrid/bullet/btAdaptiveGridBroadphase.h"
+#include "agrid_scenes/bullet_harness.h"
 #include "support/test_support.h"
 
 namespace agrid::bt_test {
@@ -26,7 +27,7 @@ inline constexpr int kUpdatesToRest = 20;
 /// A pair of proxies as (lower unique id, higher unique id).
 using IdPair = std::pair<int, int>;
 
-enum class Broad { agrid, dbvt, simple };
+using scenes::BroadphaseKind;
 
 /// Decides whether two proxies may pair; the default is Bullet's (g0 & m1) && (g1 & m0).
 using PairFilter = std::function<bool(const btBroadphaseProxy*, const btBroadphaseProxy*)>;
@@ -71,75 +72,19 @@ class PairEventLog : public btOverlappingPairCallback {
   btOverlappingPairCallback* next = nullptr;
 };
 
-/// A btDiscreteDynamicsWorld on the chosen broadphase that owns its bodies, shapes, other
-/// collision objects, actions and callbacks, and frees them all in a safe order.
-class World {
+/// The scene library's world harness (with the broadphase's own pair cache unless one is
+/// given), plus a log of its cache's pair adds and removes.
+class World : public scenes::BulletHarness {
  public:
-  explicit World(Broad kind = Broad::agrid, const agrid::Config& config = {}, btVector3 gravity = btVector3(0, 0, 0),
-                 std::unique_ptr<btOverlappingPairCache> user_cache = nullptr);
-  ~World();
-  World(const World&) = delete;
-  World& operator=(const World&) = delete;
+  explicit World(BroadphaseKind kind = BroadphaseKind::agrid, const agrid::Config& config = {},
+                 btVector3 gravity = btVector3(0, 0, 0), std::unique_ptr<btOverlappingPairCache> user_cache = nullptr);
 
-  /// Takes ownership of a shape.
-  template <class Shape>
-  Shape* own(std::unique_ptr<Shape> shape) {
-    Shape* raw = shape.get();
-    shapes_.push_back(std::move(shape));
-    return raw;
-  }
-
-  /// Creates a body and adds it (with the world's default filter if group is 0). Its user
-  /// index 2 is its creation number.
-  btRigidBody* add_body(btCollisionShape* shape, float mass, const btTransform& transform, int group = 0,
-                        int mask = 0);
-  /// Removes the body from the world and frees it.
-  void destroy_body(btRigidBody* body);
-
-  /// Takes ownership of a collision object that is not a rigid body (ghosts); not added.
-  template <class Object>
-  Object* own_object(std::unique_ptr<Object> object) {
-    Object* raw = object.get();
-    objects_.push_back(std::move(object));
-    return raw;
-  }
-  /// Takes ownership of an action (added to the world) or a pair callback.
-  void own_action(std::unique_ptr<btActionInterface> action);
-  void own_callback(std::unique_ptr<btOverlappingPairCallback> callback);
-  void own_filter(std::unique_ptr<btOverlapFilterCallback> filter);
-
-  /// One internal step of 1/60 s.
-  void step(int steps = 1);
-
-  btDiscreteDynamicsWorld& world() { return *world_; }
-  btCollisionDispatcher& dispatcher() { return *dispatcher_; }
-  btBroadphaseInterface& broadphase() { return *broadphase_; }
-  btOverlappingPairCache& cache() { return *broadphase_->getOverlappingPairCache(); }
   /// Starts (or stops) logging the cache's pair adds and removes into events().
-  void log_events(bool on) { cache().setInternalGhostPairCallback(on ? &events_ : nullptr); }
-  PairEventLog& events() { return events_; }
-  /// The adapter, or null for other broadphases.
-  btAdaptiveGridBroadphase* grid() { return grid_; }
-  /// All bodies alive, in creation order.
-  const std::vector<btRigidBody*>& bodies() const { return body_list_; }
+  void log_events(bool on) { cache().setInternalGhostPairCallback(on ? events_ : nullptr); }
+  PairEventLog& events() { return *events_; }
 
  private:
-  PairEventLog events_;  // before everything that may call it
-  std::unique_ptr<btOverlappingPairCache> user_cache_;
-  std::unique_ptr<btDefaultCollisionConfiguration> collision_config_;
-  std::unique_ptr<btCollisionDispatcher> dispatcher_;
-  std::unique_ptr<btBroadphaseInterface> broadphase_;
-  btAdaptiveGridBroadphase* grid_ = nullptr;
-  std::unique_ptr<btSequentialImpulseConstraintSolver> solver_;
-  std::unique_ptr<btDiscreteDynamicsWorld> world_;
-  std::vector<std::unique_ptr<btCollisionShape>> shapes_;
-  std::vector<std::unique_ptr<btRigidBody>> bodies_;
-  std::vector<btRigidBody*> body_list_;
-  std::vector<std::unique_ptr<btCollisionObject>> objects_;
-  std::vector<std::unique_ptr<btActionInterface>> actions_;
-  std::vector<std::unique_ptr<btOverlappingPairCallback>> callbacks_;
-  std::vector<std::unique_ptr<btOverlapFilterCallback>> filters_;
-  int created_ = 0;
+  PairEventLog* events_;  ///< Owned by the harness as a callback: it outlives the world.
 };
 
 /// A uniform float in [lo, hi).

@@ -20,7 +20,7 @@ using agrid::test::Rng;
 // The oracle and the event check agree with Bullet's own exact broadphase on the same scene:
 // they are right, so a failure elsewhere is the adapter's.
 TEST(BulletAdapterExact, OracleAgreesWithSimpleBroadphase) {
-  World w(Broad::simple);
+  World w(BroadphaseKind::simple);
   Rng rng(11);
   add_room(w, 6);
   add_random_bodies(w, rng, {.count = 300, .spread = 5.5f, .y_lo = -5.5f, .y_hi = 5.5f, .speed = 4.0f});
@@ -46,7 +46,7 @@ TEST(BulletAdapterExact, MovingBodiesEveryStepOnTwoThreads) {
     agrid::Config config;
     config.tree_min_boxes = 500;
     config.fat_margin = 0;  // every body re-enters the structure each step: the tree finds the pairs
-    World w(Broad::agrid, config);
+    World w(BroadphaseKind::agrid, config);
     Rng rng(5);
     add_room(w, 10);
     add_random_bodies(w, rng,
@@ -60,7 +60,7 @@ TEST(BulletAdapterExact, MovingBodiesEveryStepOnTwoThreads) {
 // static objects go to agrid's resting grid, and their pairs stay. Then new bodies fall on the
 // sleeping pile and wake parts of it.
 TEST(BulletAdapterExact, SleepingPileOnStaticPlane) {
-  World w(Broad::agrid, {}, btVector3(0, -10, 0));
+  World w(BroadphaseKind::agrid, {}, btVector3(0, -10, 0));
   Rng rng(2);
   auto* plane = w.own(std::make_unique<btStaticPlaneShape>(btVector3(0, 1, 0), 0));
   w.add_body(plane, 0, btTransform::getIdentity());
@@ -174,7 +174,7 @@ TEST(BulletAdapterExact, ProxiesDestroyedBeforeTheFirstUpdateLeaveNoTrace) {
 }
 
 TEST(BulletAdapterPersistence, BoxOnGroundKeepsAlgorithmAndManifold) {
-  World w(Broad::agrid, {}, btVector3(0, -10, 0));
+  World w(BroadphaseKind::agrid, {}, btVector3(0, -10, 0));
   auto* ground_shape = w.own(std::make_unique<btBoxShape>(btVector3(20, 0.5f, 20)));
   btRigidBody* ground = w.add_body(ground_shape, 0, btTransform(btQuaternion::getIdentity(), btVector3(0, -0.5f, 0)));
   auto* box_shape = w.own(std::make_unique<btBoxShape>(btVector3(0.5f, 0.5f, 0.5f)));
@@ -228,7 +228,7 @@ TEST(BulletAdapterPersistence, JitteringBodiesKeepExactPairsAndAlgorithms) {
   constexpr float kJitter = 1e-4f;
   agrid::Config config;
   config.fat_margin = 0.1f;  // holds the jitter: the bodies rest
-  World w(Broad::agrid, config);
+  World w(BroadphaseKind::agrid, config);
   Rng rng(21);
   auto* cube = w.own(std::make_unique<btBoxShape>(btVector3(0.5f, 0.5f, 0.5f)));
   std::vector<btRigidBody*> bodies;
@@ -275,7 +275,7 @@ TEST(BulletAdapterPersistence, JitteringBodiesKeepExactPairsAndAlgorithms) {
 // (The stack drifts sideways by about 0.55 with every broadphase, dbvt and simple included: only
 // the height is checked.)
 TEST(BulletAdapterPersistence, StackOfTenStands) {
-  World w(Broad::agrid, {}, btVector3(0, -10, 0));
+  World w(BroadphaseKind::agrid, {}, btVector3(0, -10, 0));
   auto* ground_shape = w.own(std::make_unique<btBoxShape>(btVector3(20, 0.5f, 20)));
   w.add_body(ground_shape, 0, btTransform(btQuaternion::getIdentity(), btVector3(0, -0.5f, 0)));
   auto* box_shape = w.own(std::make_unique<btBoxShape>(btVector3(0.5f, 0.5f, 0.5f)));
@@ -294,7 +294,7 @@ TEST(BulletAdapterPersistence, StackOfTenStands) {
 
 // A small pyramid settles and goes to sleep; its pairs stay while it sleeps.
 TEST(BulletAdapterPersistence, PyramidSettlesAndSleeps) {
-  World w(Broad::agrid, {}, btVector3(0, -10, 0));
+  World w(BroadphaseKind::agrid, {}, btVector3(0, -10, 0));
   auto* plane = w.own(std::make_unique<btStaticPlaneShape>(btVector3(0, 1, 0), 0));
   w.add_body(plane, 0, btTransform::getIdentity());
   auto* box_shape = w.own(std::make_unique<btBoxShape>(btVector3(0.5f, 0.5f, 0.5f)));

@@ -44,7 +44,7 @@ BallOverGround ball_over_ground(World& w) {
 TEST(BulletAdapterLiveFilters, MaskWidenedOnStaticProxyWithoutSetAabb) {
   for (const bool force_update : {false, true}) {
     SCOPED_TRACE(force_update ? "setForceUpdateAllAabbs(true)" : "setForceUpdateAllAabbs(false)");
-    World w(Broad::agrid, {}, btVector3(0, -10, 0));
+    World w(BroadphaseKind::agrid, {}, btVector3(0, -10, 0));
     w.world().setForceUpdateAllAabbs(force_update);
     const BallOverGround s = ball_over_ground(w);
     ASSERT_NO_FATAL_FAILURE(run_checked(w, 120, [&](int step) {
@@ -63,7 +63,7 @@ TEST(BulletAdapterLiveFilters, MaskWidenedOnStaticProxyWithoutSetAabb) {
 // The same with the ground's group (it starts in a group the ball's mask refuses), and the
 // reference: btDbvtBroadphase lands the ball as well.
 TEST(BulletAdapterLiveFilters, GroupChangedOnStaticProxyWithoutSetAabb) {
-  for (const Broad kind : {Broad::dbvt, Broad::agrid}) {
+  for (const BroadphaseKind kind : {BroadphaseKind::dbvt, BroadphaseKind::agrid}) {
     World w(kind, {}, btVector3(0, -10, 0));
     w.world().setForceUpdateAllAabbs(false);
     const BallOverGround s = ball_over_ground(w);
@@ -74,12 +74,12 @@ TEST(BulletAdapterLiveFilters, GroupChangedOnStaticProxyWithoutSetAabb) {
     for (int step = 0; step < 120; ++step) {
       if (step == 10) ground->m_collisionFilterGroup = btBroadphaseProxy::DefaultFilter;
       w.step();
-      if (kind == Broad::agrid) {
+      if (kind == BroadphaseKind::agrid) {
         ASSERT_TRUE(same_pair_set(expected_pairs(w.world()), cache_pairs(w.cache()))) << "step " << step;
       }
     }
     EXPECT_NEAR(s.ball->getWorldTransform().getOrigin().y(), kRestingY, 0.02f)
-        << (kind == Broad::agrid ? "agrid" : "dbvt") << ": the ball fell through";
+        << scenes::name(kind) << ": the ball fell through";
   }
 }
 
@@ -196,7 +196,7 @@ void pair_surgery(World& w, const btBroadphasePair& victim, btCollisionObject* f
 TEST(BulletAdapterPairSurgery, RemovedPairComesBackWhenAnotherIsAdded) {
   for (const bool user_cache : {false, true}) {
     SCOPED_TRACE(user_cache ? "user's cache" : "adapter's cache");
-    World w(Broad::agrid, {}, btVector3(0, -10, 0),
+    World w(BroadphaseKind::agrid, {}, btVector3(0, -10, 0),
             user_cache ? std::make_unique<btHashedOverlappingPairCache>() : nullptr);
     auto* ground_shape = w.own(std::make_unique<btBoxShape>(btVector3(5, 0.5f, 5)));
     btRigidBody* ground = w.add_body(ground_shape, 0, btTransform(btQuaternion::getIdentity(), btVector3(0, -0.5f, 0)));
@@ -224,7 +224,7 @@ TEST(BulletAdapterPairSurgery, RemovedPairComesBackWhenAnotherIsAdded) {
 TEST(BulletAdapterPairSurgery, RandomRemovalsAndAdditions) {
   for (const bool user_cache : {false, true}) {
     SCOPED_TRACE(user_cache ? "user's cache" : "adapter's cache");
-    World w(Broad::agrid, {}, btVector3(0, 0, 0), user_cache ? std::make_unique<btHashedOverlappingPairCache>() : nullptr);
+    World w(BroadphaseKind::agrid, {}, btVector3(0, 0, 0), user_cache ? std::make_unique<btHashedOverlappingPairCache>() : nullptr);
     Rng rng(93);
     add_room(w, 7);
     add_random_bodies(w, rng, {.count = 500, .spread = 6.5f, .y_lo = -6.5f, .y_hi = 6.5f, .speed = 3, .never_sleep = true});

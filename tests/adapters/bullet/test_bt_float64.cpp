@@ -12,11 +12,11 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <random>
 #include <set>
 #include <utility>
 #include <vector>
 
+#include "agrid_scenes/random.h"
 #include "segment_reference.h"
 
 static_assert(sizeof(btScalar) == sizeof(double), "this test is built with BT_USE_DOUBLE_PRECISION");
@@ -103,13 +103,13 @@ TEST(BulletFloat64, BoxesTouchingAtADoubleNoFloatHoldsPair) {
 }
 
 TEST(BulletFloat64, EveryDoubleOverlapIsCachedAndEveryCachedPairOverlapsAsFloats) {
-  std::mt19937_64 rng(64);
-  std::uniform_real_distribution<double> position(0, 20);
-  std::uniform_real_distribution<double> size(1e-7, 1.5);
+  agrid::scenes::Random rng(64);
+  const auto position = [&rng] { return rng.uniform(0.0, 20.0); };
+  const auto size = [&rng] { return rng.uniform(1e-7, 1.5); };
   std::vector<Aabb> boxes;
   for (int i = 0; i < 600; ++i) {
-    const btVector3 lo(position(rng), position(rng), position(rng));
-    boxes.push_back({lo, lo + btVector3(size(rng), size(rng), size(rng))});
+    const btVector3 lo{position(), position(), position()};
+    boxes.push_back({lo, lo + btVector3{size(), size(), size()}});
   }
   // And boxes placed to touch others at coordinates no float holds.
   for (int i = 0; i < 200; ++i) {
@@ -144,11 +144,11 @@ struct Collector : btBroadphaseRayCallback {
 };
 
 TEST(BulletFloat64, RaysReportEveryBoxTheyMeet) {
-  std::mt19937_64 rng(65);
-  std::uniform_real_distribution<double> position(0, 20);
+  agrid::scenes::Random rng(65);
+  const auto position = [&rng] { return rng.uniform(0.0, 20.0); };
   std::vector<Aabb> boxes;
   for (int i = 0; i < 400; ++i) {
-    const btVector3 lo(position(rng), position(rng), position(rng));
+    const btVector3 lo{position(), position(), position()};
     boxes.push_back({lo, lo + btVector3(0.7, 0.9, 1.1)});
   }
   Float64Broadphase world(boxes);

@@ -271,8 +271,8 @@ void detect_collisions(World& grid, World& dbvt, int times) {
 // Queries in every state of the adapter: objects just created (no update yet), after updates
 // (objects resting in agrid's resting grid), moved since the last update, and updated again.
 TEST(BulletAdapterQueries, RayTestConvexSweepAndContactTestMatchDbvt) {
-  World grid(Broad::agrid);
-  World dbvt(Broad::dbvt);
+  World grid(BroadphaseKind::agrid);
+  World dbvt(BroadphaseKind::dbvt);
   build_query_scene(grid, 41);
   build_query_scene(dbvt, 41);
   ASSERT_NO_FATAL_FAILURE(compare_queries(grid, dbvt, 1, "just created"));
@@ -294,8 +294,8 @@ TEST(BulletAdapterQueries, RayTestConvexSweepAndContactTestMatchDbvt) {
 // A queries-only world (btNullPairCache, which dbvt accepts too): no pairs are computed, and
 // rays, convex sweeps and contact tests give dbvt's hits in every state of the adapter.
 TEST(BulletAdapterQueries, NullPairCacheWorldAnswersQueries) {
-  World grid(Broad::agrid, {}, btVector3(0, 0, 0), std::make_unique<btNullPairCache>());
-  World dbvt(Broad::dbvt, {}, btVector3(0, 0, 0), std::make_unique<btNullPairCache>());
+  World grid(BroadphaseKind::agrid, {}, btVector3(0, 0, 0), std::make_unique<btNullPairCache>());
+  World dbvt(BroadphaseKind::dbvt, {}, btVector3(0, 0, 0), std::make_unique<btNullPairCache>());
   build_query_scene(grid, 43);
   build_query_scene(dbvt, 43);
   ASSERT_NO_FATAL_FAILURE(compare_queries(grid, dbvt, 7, "queries only, just created"));
@@ -352,7 +352,7 @@ TEST(BulletAdapterQueries, ConcurrentAndNestedBroadphaseQueries) {
   agrid::test::in_arena(4, [] {
     agrid::Config config;
     config.tree_min_boxes = 100;
-    World w(Broad::agrid, config);
+    World w(BroadphaseKind::agrid, config);
     Rng rng(61);
     add_room(w, 8);
     add_random_bodies(w, rng, {.count = 800, .spread = 7.5f, .y_lo = -7.5f, .y_hi = 7.5f, .speed = 3, .never_sleep = true});
@@ -480,7 +480,7 @@ Snapshot run_spheres(int threads) {
     out.concurrency = tbb::this_task_arena::max_concurrency();
     agrid::Config config;
     config.tree_min_boxes = 500;  // so that the moving set takes the tree's parallel path
-    World w(Broad::agrid, config);
+    World w(BroadphaseKind::agrid, config);
     Rng rng(51);
     add_room(w, 9);
     std::vector<btCollisionShape*> spheres;

@@ -9,11 +9,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <vector>
 
 #include "agrid/box.h"
 #include "agrid/segment.h"
+#include "agrid_scenes/random.h"
 #include "scalar_conversion.h"
 #include "segment_reference.h"
 
@@ -23,6 +23,7 @@ using agrid::bullet_detail::roundDown;
 using agrid::bullet_detail::roundUp;
 using agrid::bullet_detail::toBox;
 using agrid::bullet_detail::toSegment;
+using agrid::scenes::Random;
 using agrid::test::segment_meets;
 
 constexpr bool kDouble = sizeof(btScalar) == sizeof(double);
@@ -97,11 +98,15 @@ TEST(ScalarConversion, DenormalsAndValuesBelowThemRoundOutward) {
 #endif
 
 TEST(ScalarConversion, RandomValuesOfEveryMagnitudeAreBracketedTightly) {
-  std::mt19937_64 rng(20261123);
-  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
-  std::uniform_int_distribution<int> exponent(-160, 140);
+  // Binary exponents from below the float denormals to beyond FLT_MAX.
+  constexpr int kLowestExponent = -160;
+  constexpr int kHighestExponent = 140;
+  constexpr auto kExponents = static_cast<std::uint32_t>(kHighestExponent - kLowestExponent + 1);
+  Random rng(20261123);
   for (int i = 0; i < 20000; ++i) {
-    const auto x = static_cast<btScalar>(std::ldexp(mantissa(rng), exponent(rng)));
+    const double mantissa = rng.uniform(-1.0, 1.0);
+    const int exponent = kLowestExponent + static_cast<int>(rng.below(kExponents));
+    const auto x = static_cast<btScalar>(std::ldexp(mantissa, exponent));
     const float down = roundDown(x);
     const float up = roundUp(x);
     ASSERT_LE(static_cast<double>(down), static_cast<double>(x)) << static_cast<double>(x);
@@ -121,11 +126,11 @@ TEST(ScalarConversion, BoxesThatTouchInBtScalarStillOverlapAsFloats) {
   const agrid::Box b = toBox(btVector3(face, -1, -1), btVector3(2, 1, 1));
   EXPECT_TRUE(agrid::overlaps(a, b));
   // And every float box holds its btScalar box.
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> coordinate(-1e3, 1e3);
+  Random rng(7);
+  const auto coordinate = [&rng] { return static_cast<btScalar>(rng.uniform(-1e3, 1e3)); };
   for (int i = 0; i < 5000; ++i) {
-    btVector3 lo(btScalar(coordinate(rng)), btScalar(coordinate(rng)), btScalar(coordinate(rng)));
-    btVector3 hi = lo + btVector3(btScalar(coordinate(rng) * 1e-3 + 1e-3), btScalar(1e-9), btScalar(0));
+    btVector3 lo{coordinate(), coordinate(), coordinate()};
+    btVector3 hi = lo + btVector3(btScalar(static_cast<double>(coordinate()) * 1e-3 + 1e-3), btScalar(1e-9), btScalar(0));
     const agrid::Box f = toBox(lo, hi);
     for (int axis = 0; axis < 3; ++axis) {
       ASSERT_LE(static_cast<double>(f.min[axis]), static_cast<double>(lo[axis]));
@@ -146,18 +151,18 @@ TEST(ScalarConversion, InfiniteBoxesStayInfinite) {
 }
 
 TEST(ScalarConversion, SegmentsNeverMissWhatTheyHitInBtScalar) {
-  std::mt19937_64 rng(11);
-  std::uniform_real_distribution<double> coordinate(-10, 10);
-  std::uniform_real_distribution<double> size(1e-9, 1.0);
+  Random rng(11);
+  const auto coordinate = [&rng] { return static_cast<btScalar>(rng.uniform(-10.0, 10.0)); };
+  const auto size = [&rng] { return static_cast<btScalar>(rng.uniform(1e-9, 1.0)); };
   int hits = 0;
   for (int i = 0; i < 20000; ++i) {
-    const btVector3 from(btScalar(coordinate(rng)), btScalar(coordinate(rng)), btScalar(coordinate(rng)));
-    const btVector3 to(btScalar(coordinate(rng)), btScalar(coordinate(rng)), btScalar(coordinate(rng)));
+    const btVector3 from{coordinate(), coordinate(), coordinate()};
+    const btVector3 to{coordinate(), coordinate(), coordinate()};
     // Boxes near the segment: centred on a point of it, moved by about their size.
-    const double t = std::uniform_real_distribution<double>(0, 1)(rng);
-    const btScalar half = btScalar(size(rng));
+    const double t = rng.uniform();
+    const btScalar half = size();
     const btVector3 centre = from + (to - from) * btScalar(t) +
-                             btVector3(btScalar(coordinate(rng)), btScalar(coordinate(rng)), btScalar(coordinate(rng))) *
+                             btVector3{coordinate(), coordinate(), coordinate()} *
                                  (half * btScalar(0.2));
     const btVector3 lo = centre - btVector3(half, half, half);
     const btVector3 hi = centre + btVector3(half, half, half);

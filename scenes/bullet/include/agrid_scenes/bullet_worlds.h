@@ -11,60 +11,16 @@
 
 #include <btBulletDynamicsCommon.h>
 
+#include "agrid_scenes/broadphase_kind.h"
+#include "agrid_scenes/bullet_harness.h"
+#include "agrid_scenes/pair_check.h"
+#include "agrid_scenes/timed_broadphase.h"
+
 namespace agrid::scenes {
 
 namespace detail {
 class WorldBuilder;  // scenes/bullet/src/world_scene.h
 }
-
-/// The broadphases an A/B run compares.
-enum class BroadphaseKind { dbvt, sap, agrid };
-
-/// "dbvt" (btDbvtBroadphase), "sap" (bt32BitAxisSweep3), "agrid" (btAdaptiveGridBroadphase).
-[[nodiscard]] std::string_view name(BroadphaseKind kind);
-
-/// A btBroadphaseInterface that forwards to another and measures the broadphase's share of a
-/// step: every setAabb and calculateOverlappingPairs. setAabb calls are recorded as they come
-/// and replayed, timed, in one run just before calculateOverlappingPairs (timing each call
-/// would cost more than some broadphases' work); so between the two, the inner broadphase still
-/// holds the old boxes, which the worlds here never ask for.
-class TimedBroadphase : public btBroadphaseInterface {
- public:
-  explicit TimedBroadphase(std::unique_ptr<btBroadphaseInterface> inner);
-  ~TimedBroadphase() override;
-
-  btBroadphaseProxy* createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int shapeType, void* userPtr,
-                                 int group, int mask, btDispatcher* dispatcher) override;
-  void destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) override;
-  void setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax, btDispatcher* dispatcher) override;
-  void getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const override;
-  void rayTest(const btVector3& rayFrom, const btVector3& rayTo, btBroadphaseRayCallback& rayCallback,
-               const btVector3& aabbMin = btVector3(0, 0, 0), const btVector3& aabbMax = btVector3(0, 0, 0)) override;
-  void aabbTest(const btVector3& aabbMin, const btVector3& aabbMax, btBroadphaseAabbCallback& callback) override;
-  void calculateOverlappingPairs(btDispatcher* dispatcher) override;
-  btOverlappingPairCache* getOverlappingPairCache() override;
-  const btOverlappingPairCache* getOverlappingPairCache() const override;
-  void getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const override;
-  void resetPool(btDispatcher* dispatcher) override;
-  void printStats() override;
-
-  /// The broadphase's time in the last calculateOverlappingPairs, setAabb replay included.
-  [[nodiscard]] std::chrono::nanoseconds last_step_time() const noexcept { return last_; }
-  [[nodiscard]] btBroadphaseInterface& inner() noexcept { return *inner_; }
-
- private:
-  void flush(btDispatcher* dispatcher);
-
-  /// A recorded setAabb: 32 bytes, so that replaying costs little beside the broadphase's work.
-  struct SetAabb {
-    btBroadphaseProxy* proxy;
-    float bounds[6];  ///< min x, y, z, max x, y, z
-  };
-  std::unique_ptr<btBroadphaseInterface> inner_;
-  std::vector<SetAabb> pending_;
-  btDispatcher* pending_dispatcher_ = nullptr;
-  std::chrono::nanoseconds last_{0};
-};
 
 /// What the bodies of a world are doing: to check that broadphases give the same physics.
 struct PhysicsSummary {
@@ -113,12 +69,6 @@ struct WorldSceneInfo {
 /// The scene called `name` (its name or short name), or nullptr.
 [[nodiscard]] const WorldSceneInfo* find_world_scene(std::string_view name);
 
-/// What an exact check of a pair cache found: every count 0 for an exact broadphase.
-struct PairCheck {
-  std::uint64_t missing = 0;  ///< Overlapping, filter-passing pairs the cache lacks: always an error.
-  std::uint64_t extra = 0;    ///< Cached pairs whose stored boxes do not overlap or whose filter refuses.
-};
-
 /// What an exact check of the broadphase's rayTest found, over the rays of one step.
 struct RayCheck {
   std::uint64_t missed = 0;  ///< Proxies a ray meets that rayTest did not report: always an error.
@@ -138,8 +88,10 @@ class BulletWorld {
   /// One step of 1/60 s: stepSimulation, then the scene's per-step queries (bench-7's rays).
   void step();
 
-  [[nodiscard]] btDiscreteDynamicsWorld& world() noexcept { return *world_; }
-  [[nodiscard]] TimedBroadphase& broadphase() noexcept { return *broadphase_; }
+  [[nodiscard]] btDiscreteDynamicsWorld& world() noexcept { return harness_->world(); }
+  [[nodiscard]] TimedBroadphase& broadphase() noexcept { return *harness_->timed(); }
+  /// The harness that owns the world and everything in it.
+  [[nodiscard]] BulletHarness& harness() noexcept { return *harness_; }
   /// Pairs in the broadphase's pair cache.
   [[nodiscard]] int pairs() const;
 
@@ -150,11 +102,10 @@ class BulletWorld {
   /// The time of the last step's queries (its rays, narrowphase included); 0 without queries.
   [[nodiscard]] std::chrono::nanoseconds last_query_time() const noexcept { return last_query_time_; }
 
-  /// Compares the pair cache with the exact pairs of the proxies' stored AABBs (closed boxes; a
-  /// box with a NaN or min > max pairs with nothing), found by a plain sort and sweep and
-  /// filtered by the cache's needsBroadphaseCollision: independent of agrid; outside any timing.
-  /// btDbvtBroadphase keeps the pairs of its fattened leaves and bt32BitAxisSweep3 those of its
-  /// quantized boxes, so both may have extra pairs; btAdaptiveGridBroadphase has none.
+  /// check_pair_cache of the world and its broadphase's cache, outside any timing. agrid and
+  /// simple keep exactly the overlapping pairs; btDbvtBroadphase also keeps pairs of its
+  /// fattened leaves, removed lazily, and bt32BitAxisSweep3 those of its quantized boxes, so
+  /// both have extra pairs by design (keeps_exact_pairs).
   [[nodiscard]] PairCheck check_pairs() const;
 
   /// Casts each ray of the scene through the broadphase's rayTest alone and compares the
@@ -179,12 +130,8 @@ class BulletWorld {
  private:
   void cast_rays();
 
-  std::unique_ptr<btDefaultCollisionConfiguration> configuration_;
-  std::unique_ptr<btCollisionDispatcher> dispatcher_;
-  std::unique_ptr<TimedBroadphase> broadphase_;
-  std::unique_ptr<btSequentialImpulseConstraintSolver> solver_;
-  std::unique_ptr<btDiscreteDynamicsWorld> world_;
-  /// The scene's shapes, meshes, bodies and constraints: declared after the world, so destroyed before it.
+  std::unique_ptr<BulletHarness> harness_;
+  /// What the scene was built with (its rays): declared after the harness it points into.
   std::unique_ptr<detail::WorldBuilder> contents_;
   btVector3 bounds_min_;
   btVector3 bounds_max_;

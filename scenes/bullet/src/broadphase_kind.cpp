@@ -1,0 +1,17 @@
+#include "agrid_scenes/broadphase_kind.h"
+
+namespace agrid::scenes {
+
+std::string_view name(BroadphaseKind kind) {
+  switch (kind) {
+    case BroadphaseKind::dbvt: return "dbvt";
+    case BroadphaseKind::sap: return "sap";
+    case BroadphaseKind::simple: return "simple";
+    case BroadphaseKind::agrid: return "agrid";
+  }
+  return "?";
+}
+
+bool keeps_exact_pairs(BroadphaseKind kind) { return kind == BroadphaseKind::agrid || kind == BroadphaseKind::simple; }
+
+}  // namespace agrid::scenes
