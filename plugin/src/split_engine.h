@@ -79,6 +79,9 @@ struct Chunk {
   std::uint32_t pending;
   std::uint32_t begin;
   std::uint32_t end;
+  std::uint32_t staying = 0;   ///< Staying entries, then where the first of them is written.
+  std::uint32_t invalid = 0;   ///< Invalid boxes.
+  std::uint32_t oversize = 0;  ///< Boxes too large for the root's children.
 };
 
 /// Builds cells from boxes: the root from the caller's boxes (split into its children, or
@@ -184,12 +187,10 @@ class SplitEngine {
   std::uint32_t next_count_ = 0;                  ///< ... of which this many are in use.
   std::vector<PendingNode> pending_;
   std::vector<PendingNode> next_pending_;
-  UninitializedVector<std::uint16_t> codes_;      ///< Per record of the batch: its code's bits.
+  UninitializedVector<std::uint16_t> codes_;      ///< Per record of the batch: its code's bits ...
+  std::uint32_t codes_begin_ = 0;                 ///< ... from this record on.
   std::vector<Chunk> chunks_;
   UninitializedVector<std::uint32_t> chunk_counts_;  ///< Per chunk and child: copies, then write positions.
-  std::vector<std::uint32_t> chunk_stays_;           ///< Per chunk: staying entries, then write position.
-  std::vector<std::uint32_t> chunk_invalid_;         ///< Per chunk: invalid boxes.
-  std::vector<std::uint32_t> chunk_oversize_;        ///< Per chunk: boxes too large for the root's children.
   std::vector<std::uint32_t> totals_;                ///< Per child of the node being placed.
   std::vector<std::uint64_t> leaf_buckets_;          ///< Per pending node of the batch: children that are leaves.
   std::uint32_t batch_first_ = 0;                    ///< The batch's first pending node.
