@@ -75,7 +75,7 @@ void Tree::Impl::build(std::span<const Box> boxes) {
 }
 
 void Tree::Impl::run_level_tasks() {
-  places.resize(coarse.nodes().size(), detail::kNotInAGrid);
+  places.resize(coarse.nodes().size());
   const std::span<const FinishedCell> cells = coarse.finished_cells();
   // Consecutive cells make a task until it holds about task_entries entries.
   level_tasks.clear();
@@ -141,7 +141,7 @@ void Tree::Impl::finish_stats() {
   stats.invalid_boxes = coarse.invalid_boxes();
   stats.oversize_boxes = coarse.oversize_boxes();
   for (std::uint32_t n = 0; n < nodes.size(); ++n) {
-    if (places[n].grid != detail::kNotInAGrid.grid) --stats.nodes;  // counted as its grid's root
+    if (places[n].grid != detail::kNotInAGrid) --stats.nodes;  // counted as its grid's root
   }
   for (std::uint32_t t = 0; t < tasks_used; ++t) {
     const GridStats& g = grids[t].stats();

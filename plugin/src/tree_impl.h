@@ -25,12 +25,16 @@ struct TreeTask {
   std::uint64_t cost;  ///< Estimated work, for load balancing.
 };
 
+/// The grid of a coarse cell that no task grid holds.
+inline constexpr std::uint32_t kNotInAGrid = std::numeric_limits<std::uint32_t>::max();
+
 /// For a handed-out coarse cell: the task grid that holds it and its subtree's root node there.
+/// Made by value-initialising (a constant, not a copy of one: copying gcc's stored constant into
+/// every new element stalled on store forwarding, measured).
 struct CellPlace {
-  std::uint32_t grid;
-  std::uint32_t root;
+  std::uint32_t grid = kNotInAGrid;
+  std::uint32_t root = 0;
 };
-inline constexpr CellPlace kNotInAGrid{std::numeric_limits<std::uint32_t>::max(), 0};
 
 /// Pairs of the staying entries [begin, end) of a coarse node: among all its staying entries
 /// (`self`), or against the node's subtree.

@@ -26,7 +26,7 @@ void Tree::Impl::stay_pairs_below(std::uint32_t node, std::uint32_t s, detail::K
       detail::append_box_pairs(stay, {child.stay_begin, child.stay_end}, box, bits, id, config.kernel, keys);
     }
     const detail::CellPlace place = places[c];
-    if (place.grid == detail::kNotInAGrid.grid) {
+    if (place.grid == detail::kNotInAGrid) {
       stay_pairs_below(c, s, keys);
       return true;
     }
