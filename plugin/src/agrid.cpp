@@ -93,28 +93,28 @@ Structure& made_with(std::unique_ptr<Structure>& held, const Config& config) {
   return *held;
 }
 
-template <class Structure>
-void find_pairs_with(Structure& structure, std::span<const Box> boxes, std::vector<Pair>& pairs) {
-  structure.build(boxes);
-  structure.find_pairs(pairs);
-}
-
 }  // namespace
 
 std::vector<Pair> find_all_pairs(std::span<const Box> boxes, const Config& config) {
   Workspace& workspace = this_thread_workspace();
   std::vector<Pair> pairs;
   const bool use_tree = boxes.size() >= config.tree_min_boxes && tbb::this_task_arena::max_concurrency() > 1;
+  const auto find_with = [&](Workspace& held) {
+    const auto run = [&](auto& structure) {
+      structure.build(boxes);
+      structure.find_pairs(pairs);
+    };
+    if (use_tree) {
+      run(made_with(held.tree, config));
+    } else {
+      run(made_with(held.grid, config));
+    }
+  };
   // A call that starts while another is under way on this thread (a task the first one's
   // waiting thread picked up) gets structures of its own.
   if (workspace.in_use) {
-    if (use_tree) {
-      Tree tree(config);
-      find_pairs_with(tree, boxes, pairs);
-    } else {
-      Grid grid(config);
-      find_pairs_with(grid, boxes, pairs);
-    }
+    Workspace own;
+    find_with(own);
     return pairs;
   }
   workspace.in_use = true;
@@ -123,11 +123,7 @@ std::vector<Pair> find_all_pairs(std::span<const Box> boxes, const Config& confi
     ~Release() { workspace.in_use = false; }
   } release{workspace};
   workspace.fit(boxes.size());
-  if (use_tree) {
-    find_pairs_with(made_with(workspace.tree, config), boxes, pairs);
-  } else {
-    find_pairs_with(made_with(workspace.grid, config), boxes, pairs);
-  }
+  find_with(workspace);
   return pairs;
 }
 

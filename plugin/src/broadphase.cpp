@@ -20,7 +20,6 @@
 #include "checked_config.h"
 #include "pair_key.h"
 #include "parallel_for.h"
-#include "uninitialized_vector.h"
 
 namespace agrid {
 namespace {
@@ -75,12 +74,16 @@ constexpr float kSettleShare = 0.25f;
   return {{box.min.x - grow, box.min.y - grow, box.min.z - grow}, {box.max.x + grow, box.max.y + grow, box.max.z + grow}};
 }
 
+/// is_valid(box), without branches.
+[[nodiscard]] bool valid(const Box& box) noexcept {
+  return (box.min.x <= box.max.x) & (box.min.y <= box.max.y) & (box.min.z <= box.max.z);
+}
+
 /// True iff `inner` is valid and lies within `outer` (closed boxes). Without branches: in a
 /// world of drifting bodies the answer is a coin toss, and each mispredicted branch cost more
 /// than all the comparisons (measured on scatter-50k's set_box).
 [[nodiscard]] bool within(const Box& inner, const Box& outer) noexcept {
-  const bool valid = (inner.min.x <= inner.max.x) & (inner.min.y <= inner.max.y) & (inner.min.z <= inner.max.z);
-  return valid & (outer.min.x <= inner.min.x) & (outer.min.y <= inner.min.y) & (outer.min.z <= inner.min.z) &
+  return valid(inner) & (outer.min.x <= inner.min.x) & (outer.min.y <= inner.min.y) & (outer.min.z <= inner.min.z) &
          (inner.max.x <= outer.max.x) & (inner.max.y <= outer.max.y) & (inner.max.z <= outer.max.z);
 }
 
@@ -97,11 +100,6 @@ constexpr float kSettleShare = 0.25f;
           {select(mask, a.max.x, b.max.x), select(mask, a.max.y, b.max.y), select(mask, a.max.z, b.max.z)}};
 }
 
-/// 1 for an invalid box, else 0; without branches.
-[[nodiscard]] std::uint32_t invalid_count(const Box& box) noexcept {
-  const bool valid = (box.min.x <= box.max.x) & (box.min.y <= box.max.y) & (box.min.z <= box.max.z);
-  return valid ? 0u : 1u;
-}
 
 /// Appends the keys of `now` not in `before` to `began` and those of `before` not in `now` to
 /// `ended`: both set differences of two sorted key lists, in one pass.
@@ -151,12 +149,6 @@ struct Broadphase::Impl {
   };
   static_assert(sizeof(Object) == 64);
 
-  /// A pair of resting members whose fat boxes overlap and whose filters pass, by member index.
-  struct RestingCandidate {
-    std::uint32_t a;
-    std::uint32_t b;
-  };
-
   Config config;
   std::vector<Object> objects;
   std::vector<Filter> filters;           ///< By handle.
@@ -180,7 +172,9 @@ struct Broadphase::Impl {
   std::vector<Box> resting_boxes;
   std::vector<Box> resting_exact;
   std::vector<std::uint8_t> resting_live;             ///< 1 while the member has not left.
-  std::vector<RestingCandidate> resting_candidates;   ///< Sorted; so are their handle pairs.
+  /// Pairs of members (by index) whose fat boxes overlap and whose filters pass. Sorted; so are
+  /// their handle pairs.
+  std::vector<Pair> resting_candidates;
   std::vector<std::uint8_t> resting_hits;             ///< Exact overlap; 0 once a member left.
   std::uint32_t resting_pair_count = 0;               ///< Candidates that are hits.
   bool resting_changed = false;              ///< A member moved in its fat box or left since the last update.
@@ -242,12 +236,6 @@ struct Broadphase::Impl {
     }
   }
 
-  /// Sets the object's fat box around its box.
-  void set_fat_box(Object& o) const noexcept {
-    o.growth = fat_growth(o.box, config.fat_margin);
-    o.fat = o.growth > 0.0f ? grown(o.box, o.growth) : o.box;
-  }
-
   /// The resting object `o` leaves its fat box: it waits longer to rest again if it rested only
   /// briefly, and no longer than at first if it rested long.
   void back_off(Handle h) noexcept {
@@ -282,8 +270,8 @@ struct Broadphase::Impl {
   void set_moving_box(Handle h, const Box& box) {
     Object& o = objects[h];
     const bool still = (config.fat_margin > 0.0f) & within(box, grown(o.fat, -(1.0f - kSettleShare) * o.growth));
-    invalid += invalid_count(box);  // both valid when still: no change then
-    invalid -= invalid_count(o.box);
+    invalid += !valid(box);  // both valid when still: no change then
+    invalid -= !valid(o.box);
     const float growth = fat_growth(box, config.fat_margin);
     const std::uint32_t keep = 0u - static_cast<std::uint32_t>(still);
     o.fat = select(keep, o.fat, grown(box, growth));
@@ -342,7 +330,8 @@ Handle Broadphase::create(const Box& box, Filter filter) {
   m.objects[h] = Impl::Object{};
   Impl::Object& o = m.objects[h];
   o.box = box;
-  m.set_fat_box(o);
+  o.growth = fat_growth(box, m.config.fat_margin);
+  o.fat = o.growth > 0.0f ? grown(box, o.growth) : box;
   m.filters[h] = filter;
   o.changed_at = static_cast<std::uint32_t>(m.updates);
   o.alive = true;
@@ -463,7 +452,7 @@ void Broadphase::Impl::update(bool find_pairs) {
                      rested_at.capacity() * sizeof(std::uint64_t) + resting_grid.stats().bytes_held +
                      moving_grid.stats().bytes_held + moving_tree.stats().bytes_held +
                      (keys.capacity() + moving_keys.capacity()) * sizeof(std::uint64_t) +
-                     resting_candidates.capacity() * (sizeof(RestingCandidate) + 1) +
+                     resting_candidates.capacity() * (sizeof(Pair) + 1) +
                      (resting_exact.capacity() + resting_boxes.capacity()) * sizeof(Box) +
                      (pairs.capacity() + next_pairs.capacity() + moving_pairs.capacity()) * sizeof(Pair);
 }
@@ -598,7 +587,7 @@ void Broadphase::Impl::make_pairs() const {
   auto moving = moving_keys.begin();
   for (std::size_t k = 0; k < resting_candidates.size(); ++k) {
     if (resting_hits[k] == 0) continue;
-    const std::uint64_t key = detail::pair_key(resting_handles[resting_candidates[k].a], resting_handles[resting_candidates[k].b]);
+    const std::uint64_t key = detail::pair_key(resting_handles[resting_candidates[k].first], resting_handles[resting_candidates[k].second]);
     for (; moving != moving_keys.end() && *moving < key; ++moving) pairs.push_back(detail::pair_of(*moving));
     pairs.push_back(detail::pair_of(key));
   }
@@ -639,7 +628,7 @@ void Broadphase::Impl::walk_resting_candidates() {
   if (!resting_changed) return;
   resting_changed = false;
   // Raw pointers: the pushes below would otherwise make the compiler reload every array.
-  const RestingCandidate* const candidates = resting_candidates.data();
+  const Pair* const candidates = resting_candidates.data();
   const Box* const exact = resting_exact.data();
   const std::uint8_t* const member_live = resting_live.data();
   std::uint8_t* const hits = resting_hits.data();
@@ -676,25 +665,19 @@ void Broadphase::Impl::diff_changed_pairs() {
   moving_began.clear();
   moving_ended.clear();
   sorted_differences(keys, moving_keys, moving_began, moving_ended);
-  changes.began.clear();
-  changes.ended.clear();
   const auto merge_into = [](std::vector<Pair>& out, const std::vector<std::uint64_t>& sorted_keys) {
     const std::size_t middle = out.size();
     for (const std::uint64_t key : sorted_keys) out.push_back(detail::pair_of(key));
     std::inplace_merge(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(middle), out.end());
   };
   std::vector<std::uint64_t>& began = moving_began;  // less the pairs that went on
-  began.erase(std::remove_if(began.begin(), began.end(),
-                             [&](std::uint64_t key) { return std::binary_search(left_keys.begin(), left_keys.end(), key); }),
-              began.end());
+  std::erase_if(began, [&](std::uint64_t key) { return std::binary_search(left_keys.begin(), left_keys.end(), key); });
   changes.began = resting_began;
   merge_into(changes.began, began);
   changes.ended = resting_ended;
   merge_into(changes.ended, moving_ended);
   std::vector<std::uint64_t>& left_ended = left_keys;
-  left_ended.erase(std::remove_if(left_ended.begin(), left_ended.end(),
-                                  [&](std::uint64_t key) { return std::binary_search(keys.begin(), keys.end(), key); }),
-                   left_ended.end());
+  std::erase_if(left_ended, [&](std::uint64_t key) { return std::binary_search(keys.begin(), keys.end(), key); });
   merge_into(changes.ended, left_ended);
   pairs_current.store(false, std::memory_order_release);
 }

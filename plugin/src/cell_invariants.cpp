@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "agrid/config.h"
 #include "agrid_assert.h"
 
 namespace agrid::detail {

@@ -13,18 +13,14 @@ namespace agrid::detail {
 /// Where an entry goes when its cell splits into 4 x 4 x 4 children: the index x + 4y + 16z
 /// of the lowest child it overlaps, the axes on which it also overlaps the next child (its
 /// spread), its owner bits in that lowest child, and whether it stays with the cell (too large
-/// to descend) or is skipped (an invalid box, at the root).
+/// to descend, or, at the root, invalid: the scatter tells those apart).
 class ChildCode {
  public:
   static constexpr std::uint32_t kSpreadShift = 6;
   static constexpr std::uint16_t kStayFlag = 1u << 9;
   static constexpr std::uint32_t kOwnerShift = 10;
-  static constexpr std::uint16_t kSkipFlag = 1u << 13;
 
-  constexpr ChildCode() noexcept = default;
   constexpr explicit ChildCode(std::uint16_t bits) noexcept : bits_(bits) {}
-  /// The code of an entry that takes part in nothing.
-  [[nodiscard]] static constexpr ChildCode skipped() noexcept { return ChildCode(kSkipFlag); }
 
   /// Index of the lowest child the entry overlaps.
   [[nodiscard]] constexpr std::uint32_t first() const noexcept { return bits_ & 63u; }
@@ -34,11 +30,10 @@ class ChildCode {
   [[nodiscard]] constexpr std::uint32_t owner_bits() const noexcept { return (bits_ >> kOwnerShift) & 7u; }
   /// Too large for the children: the entry stays with the cell.
   [[nodiscard]] constexpr bool stays() const noexcept { return (bits_ & kStayFlag) != 0; }
-  [[nodiscard]] constexpr bool is_skipped() const noexcept { return (bits_ & kSkipFlag) != 0; }
   [[nodiscard]] constexpr std::uint16_t bits() const noexcept { return bits_; }
 
  private:
-  std::uint16_t bits_ = 0;
+  std::uint16_t bits_;
 };
 
 /// Where a box goes when the root splits straight into its 16 x 16 x 16 grandchildren: the
@@ -51,10 +46,7 @@ class GrandchildCode {
   static constexpr std::uint32_t kSpreadShift = 12;
   static constexpr std::uint16_t kRefusedFlag = 1u << 15;
 
-  constexpr GrandchildCode() noexcept = default;
   constexpr explicit GrandchildCode(std::uint16_t bits) noexcept : bits_(bits) {}
-  /// The code of a box the grandchildren do not take.
-  [[nodiscard]] static constexpr GrandchildCode refused() noexcept { return GrandchildCode(kRefusedFlag); }
 
   [[nodiscard]] constexpr std::uint32_t first() const noexcept { return bits_ & kIndexMask; }
   [[nodiscard]] constexpr std::uint32_t spread() const noexcept { return (bits_ >> kSpreadShift) & 7u; }
@@ -62,7 +54,7 @@ class GrandchildCode {
   [[nodiscard]] constexpr std::uint16_t bits() const noexcept { return bits_; }
 
  private:
-  std::uint16_t bits_ = 0;
+  std::uint16_t bits_;
 };
 
 }  // namespace agrid::detail

@@ -12,10 +12,7 @@ Grid& Grid::operator=(Grid&&) noexcept = default;
 
 void Grid::build(std::span<const Box> boxes) { core_->build(boxes); }
 
-void Grid::find_pairs(std::vector<Pair>& out) {
-  core_->collect_pair_keys();
-  core_->sort_pairs(out);
-}
+void Grid::find_pairs(std::vector<Pair>& out) { core_->find_pairs(out); }
 
 void Grid::for_each_pair(FunctionRef<Pair> visit) { core_->for_each_pair(visit); }
 

@@ -61,13 +61,14 @@ void GridCore::finish(std::uint32_t id_limit) {
   stats_.bytes_held = bytes_held();
 }
 
-void GridCore::sort_pairs(std::vector<Pair>& out) {
-  detail::sort_pairs(pair_keys_.keys(), pair_keys_scratch_, stats_.boxes, out);
+void GridCore::find_pairs(std::vector<Pair>& out) {
+  collect_pair_keys();
+  out.resize(pair_keys_.keys().size());
+  sort_pairs(pair_keys_.keys(), pair_keys_scratch_, stats_.boxes, out);
 }
 
 void GridCore::for_each_pair(FunctionRef<Pair> visit) {
-  collect_pair_keys();
-  sort_pairs(visit_pairs_);
+  find_pairs(visit_pairs_);
   for (const Pair& p : visit_pairs_) {
     if (!visit(p)) return;
   }

@@ -38,8 +38,8 @@ class GridCore {
   /// Finds the keys (pair_key) of every overlapping pair; pair_keys() holds them until the next call.
   void collect_pair_keys();
   [[nodiscard]] std::span<std::uint64_t> pair_keys() noexcept { return pair_keys_.keys(); }
-  /// Replaces `out` with the pairs of collect_pair_keys() in ascending order.
-  void sort_pairs(std::vector<Pair>& out);
+  /// Grid::find_pairs: collects the pair keys and replaces `out` with their pairs, ascending.
+  void find_pairs(std::vector<Pair>& out);
   /// Grid::for_each_pair.
   void for_each_pair(FunctionRef<Pair> visit);
 
@@ -60,9 +60,6 @@ class GridCore {
   [[nodiscard]] std::size_t bytes_held() const noexcept;
 
  private:
-  /// Calls `visit` with the entries of the subtree of `node` that the segment hits.
-  bool segment_subtree(std::uint32_t node, const Segment& segment, FunctionRef<std::uint32_t> visit) const;
-
   Config config_;
   SplitEngine cells_;
   GridStats stats_;

@@ -9,29 +9,12 @@
 #include "node_walk.h"
 #include "segment_math.h"
 
-namespace agrid {
+namespace agrid::detail {
 namespace {
-
-using detail::EntryArrays;
-using detail::LatticeBox;
-using detail::Node;
-using detail::for_children_in_range;
-using detail::query_owner_bits;
 
 [[nodiscard]] inline bool overlaps_entry(const Box& q, const EntryArrays& e, std::uint32_t i) noexcept {
   return e.lo[0][i] <= q.max.x && q.min.x <= e.hi[0][i] && e.lo[1][i] <= q.max.y && q.min.y <= e.hi[1][i] &&
          e.lo[2][i] <= q.max.z && q.min.z <= e.hi[2][i];
-}
-
-// Tests the entries [begin, end) of `e` against the query box; reports the ones this node owns.
-bool visit_overlapping(const EntryArrays& e, std::uint32_t begin, std::uint32_t end, const Box& query,
-                       std::uint8_t query_bits, FunctionRef<std::uint32_t> visit) {
-  for (std::uint32_t i = begin; i < end; ++i) {
-    if ((query_bits | e.owner[i]) == detail::kOwnAllAxes && overlaps_entry(query, e, i)) {
-      if (!visit(e.id[i])) return false;
-    }
-  }
-  return true;
 }
 
 // Visits the children of grid nodes that a prepared segment may cross. For a node, each of
@@ -42,7 +25,7 @@ bool visit_overlapping(const EntryArrays& e, std::uint32_t begin, std::uint32_t 
 // every rounding here is covered: cells are culled, never trusted.
 class SegmentWalk {
  public:
-  SegmentWalk(const std::vector<Node>& nodes, const detail::Lattice& lattice, const detail::PreparedSegment& s,
+  SegmentWalk(const std::vector<Node>& nodes, const Lattice& lattice, const PreparedSegment& s,
               double segment_pad)
       : nodes_(nodes), lattice_(lattice), s_(s) {
     for (int a = 1; a < 3; ++a) {
@@ -59,7 +42,7 @@ class SegmentWalk {
       // |origin| + |l| + |h| for the sides l, h of any cell on this axis.
       magnitude = std::max(magnitude, 3.0 * std::abs(static_cast<double>(lattice.origin[a])) + 2.0 * lattice.cell_size_root);
     }
-    pad_ = kLatticeStepsPad * lattice.cell_size_root / detail::kLatticeSteps + magnitude * kRelativePad + segment_pad;
+    pad_ = kLatticeStepsPad * lattice.cell_size_root / kLatticeSteps + magnitude * kRelativePad + segment_pad;
   }
 
   template <class Visit>
@@ -88,10 +71,10 @@ class SegmentWalk {
           c[main_] = k;
           c[other_[0]] = static_cast<std::uint32_t>(v);
           c[other_[1]] = static_cast<std::uint32_t>(w);
-          const std::uint32_t index = detail::child_index(c[0], c[1], c[2]);
+          const std::uint32_t index = child_index(c[0], c[1], c[2]);
           if (!((node.child_mask >> index) & 1u)) continue;
           const std::uint64_t below = node.child_mask & ((std::uint64_t{1} << index) - 1);
-          if (!visit(nodes_[node.first_child + detail::count_bits(below)])) return false;
+          if (!visit(nodes_[node.first_child + count_bits(below)])) return false;
         }
       }
     }
@@ -130,16 +113,14 @@ class SegmentWalk {
   }
 
   const std::vector<Node>& nodes_;
-  const detail::Lattice& lattice_;
-  const detail::PreparedSegment& s_;
+  const Lattice& lattice_;
+  const PreparedSegment& s_;
   int main_ = 0;
   int other_[2] = {1, 2};
   double pad_ = 0.0;
 };
 
 }  // namespace
-
-namespace detail {
 
 bool GridCore::for_each_range(std::uint32_t node_index, const LatticeBox& q, bool include_node_stays,
                               RangeVisitor visit) const {
@@ -157,27 +138,21 @@ bool GridCore::for_each_range(std::uint32_t node_index, const LatticeBox& q, boo
   });
 }
 
-}  // namespace detail
-
-namespace {
-
-struct SegmentQuery {
-  const detail::PreparedSegment& segment;
-  const detail::Lattice& lattice;
-  FunctionRef<std::uint32_t> visit;
+void GridCore::for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit) const {
+  if (!is_valid(segment) || cells_.nodes().empty()) return;
+  const std::vector<Node>& nodes = cells_.nodes();
+  const Lattice& lattice = cells_.lattice();
+  const PreparedSegment prepared(segment);
 
   // Reports the entries of `e` in [begin, end) that the segment hits and `node` owns: the cell
   // holding the hit's owner point, so that a box held by several cells is reported once.
-  bool visit_hits(const EntryArrays& e, std::uint32_t begin, std::uint32_t end, const Node& node) const {
-    const std::uint32_t shift = detail::level_shift(node.level);
+  const auto visit_hits = [&](const EntryArrays& e, std::uint32_t begin, std::uint32_t end, const Node& node) {
+    const std::uint32_t shift = level_shift(node.level);
     for (std::uint32_t i = begin; i < end; ++i) {
-      const float lo[3] = {e.lo[0][i], e.lo[1][i], e.lo[2][i]};
-      const float hi[3] = {e.hi[0][i], e.hi[1][i], e.hi[2][i]};
-      if (!segment.may_meet(lo, hi)) continue;
-      const Box b{{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
+      const Box b = e.box(i);
       double t = 0.0;
-      if (!segment.meets(b, &t)) continue;
-      const Vec3 p = segment.owner_point(b, t);
+      if (!prepared.may_meet(&b.min.x, &b.max.x) || !prepared.meets(b, &t)) continue;
+      const Vec3 p = prepared.owner_point(b, t);
       if ((lattice.quantize(p.x, 0) >> shift) != node.cell[0] || (lattice.quantize(p.y, 1) >> shift) != node.cell[1] ||
           (lattice.quantize(p.z, 2) >> shift) != node.cell[2]) {
         continue;
@@ -185,49 +160,35 @@ struct SegmentQuery {
       if (!visit(e.id[i])) return false;
     }
     return true;
-  }
-};
-
-}  // namespace
-
-namespace detail {
-
-bool GridCore::segment_subtree(std::uint32_t node_index, const Segment& segment, FunctionRef<std::uint32_t> visit) const {
-  const std::vector<Node>& nodes = cells_.nodes();
-  const Lattice& lattice = cells_.lattice();
-  const EntryArrays& stay = cells_.stay_entries();
-  const EntryArrays& leaf = cells_.leaf_entries();
-  const PreparedSegment prepared(segment);
-  const SegmentQuery query{prepared, lattice, visit};
+  };
 
   // The owner point of a hit is found through the segment's parameter, whose rounding grows
   // with the segment's size: cells are padded by far more than that.
   constexpr double kSegmentRelativePad = 0x1p-30;
-  const double segment_pad = prepared.size * kSegmentRelativePad;
-
+  const SegmentWalk walk(nodes, lattice, prepared, prepared.size * kSegmentRelativePad);
   // Depth first, into the children the swept segment may cross.
-  const SegmentWalk walk(nodes, lattice, prepared, segment_pad);
   auto descend = [&](auto&& self, const Node& node) -> bool {
-    if (!query.visit_hits(stay, node.stay_begin, node.stay_end, node)) return false;
-    if (node.is_leaf()) return query.visit_hits(leaf, node.leaf_begin, node.leaf_end, node);
+    if (!visit_hits(cells_.stay_entries(), node.stay_begin, node.stay_end, node)) return false;
+    if (node.is_leaf()) return visit_hits(cells_.leaf_entries(), node.leaf_begin, node.leaf_end, node);
     return walk.for_children(node, [&](const Node& child) { return self(self, child); });
   };
-  return descend(descend, nodes[node_index]);
+  descend(descend, nodes[0]);
 }
 
 void GridCore::for_each_overlap(const Box& box, FunctionRef<std::uint32_t> visit) const {
   if (!is_valid(box) || cells_.nodes().empty()) return;
+  // The entries of each range that overlap the box and that this node owns.
   for_each_range(0, cells_.lattice().quantize(box), true, [&](const EntryArrays& e, CellRange range, std::uint8_t bits) {
-    return visit_overlapping(e, range.begin, range.end, box, bits, visit);
+    for (std::uint32_t i = range.begin; i < range.end; ++i) {
+      if ((bits | e.owner[i]) == kOwnAllAxes && overlaps_entry(box, e, i) && !visit(e.id[i])) return false;
+    }
+    return true;
   });
 }
 
-void GridCore::for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit) const {
-  if (!is_valid(segment) || cells_.nodes().empty()) return;
-  segment_subtree(0, segment, visit);
-}
+}  // namespace agrid::detail
 
-}  // namespace detail
+namespace agrid {
 
 void Grid::for_each_overlap(const Box& box, FunctionRef<std::uint32_t> visit) const { core_->for_each_overlap(box, visit); }
 

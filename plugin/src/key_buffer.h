@@ -18,8 +18,6 @@ class KeyBuffer {
  public:
   void clear() noexcept { count_ = 0; }
 
-  [[nodiscard]] std::size_t size() const noexcept { return count_; }
-
   /// Room for `n` keys at the tail; they become part of the buffer once committed.
   [[nodiscard]] std::uint64_t* reserve_tail(std::size_t n) {
     if (storage_.size() < count_ + n) storage_.resize(std::max(count_ + n, 2 * storage_.size()));

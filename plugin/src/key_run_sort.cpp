@@ -61,6 +61,7 @@ void sort_key_runs(std::span<const std::span<const std::uint64_t>> runs, std::ui
   if (total < kParallelSortMinKeys) {
     std::size_t at = 0;
     for (const auto run : runs) at = static_cast<std::size_t>(std::copy(run.begin(), run.end(), keys + at) - keys);
+    out.resize(total);
     sort_pairs(std::span(keys, total), scratch.serial_radix, id_limit, out);
     return;
   }

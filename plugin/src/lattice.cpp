@@ -30,15 +30,10 @@ constexpr std::uint64_t kSampleStride = 2654435761u;
 // Indices of up to kLatticeSamples valid boxes, spread over the input, deterministic.
 std::uint32_t sample_boxes(std::span<const Box> boxes, std::array<std::uint32_t, kLatticeSamples>& sample) {
   const std::size_t n = boxes.size();
+  const bool all = n <= kLatticeSamples;  // else every kSampleStride-th box, modulo n
   std::uint32_t count = 0;
-  if (n <= kLatticeSamples) {
-    for (std::uint32_t i = 0; i < n; ++i) {
-      if (is_valid(boxes[i])) sample[count++] = i;
-    }
-    return count;
-  }
-  for (std::uint64_t k = 0; k < kLatticeSamples; ++k) {
-    const auto i = static_cast<std::uint32_t>((k * kSampleStride) % n);
+  for (std::uint64_t k = 0; k < (all ? n : kLatticeSamples); ++k) {
+    const auto i = static_cast<std::uint32_t>(all ? k : (k * kSampleStride) % n);
     if (is_valid(boxes[i])) sample[count++] = i;
   }
   return count;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <limits>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -269,34 +268,26 @@ __attribute__((target("avx2"))) void avx2_kernel(const Arrays& c, std::span<cons
 #pragma GCC diagnostic pop
 #endif
 
-// The widest instruction set this CPU runs, up to the one asked for. The library is compiled
-// for plain x86-64; only the functions above use wider instructions, and only where the CPU
-// has them.
-Kernel available(Kernel wanted) noexcept {
-#ifdef AGRID_X86_KERNELS
-  const bool any = wanted == Kernel::automatic;
-  if ((any || wanted == Kernel::avx512) && __builtin_cpu_supports("avx512f")) return Kernel::avx512;
-  if ((any || wanted == Kernel::avx512 || wanted == Kernel::avx2) && __builtin_cpu_supports("avx2")) return Kernel::avx2;
-#else
-  (void)wanted;
-#endif
-  return Kernel::scalar;
-}
-
 // The two functions of one instruction set.
 struct Kernels {
   KernelFunction cells;
   RangeFunction range;
 };
 
-Kernels kernels_of(Kernel available) noexcept {
-  switch (available) {
+// Those of the widest instruction set this CPU runs, up to the one asked for. The library is
+// compiled for plain x86-64; only the functions above use wider instructions, and only where
+// the CPU has them.
+Kernels kernels_of(Kernel wanted) noexcept {
 #ifdef AGRID_X86_KERNELS
-    case Kernel::avx512: return {avx512_kernel, avx512_range};
-    case Kernel::avx2: return {avx2_kernel, avx2_range};
-#endif
-    default: return {scalar_kernel, scalar_range};
+  const bool any = wanted == Kernel::automatic;
+  if ((any || wanted == Kernel::avx512) && __builtin_cpu_supports("avx512f")) return {avx512_kernel, avx512_range};
+  if ((any || wanted == Kernel::avx512 || wanted == Kernel::avx2) && __builtin_cpu_supports("avx2")) {
+    return {avx2_kernel, avx2_range};
   }
+#else
+  (void)wanted;
+#endif
+  return {scalar_kernel, scalar_range};
 }
 
 /// Kernel values: automatic, scalar, avx2, avx512.
@@ -307,7 +298,7 @@ constexpr std::size_t kKernelChoices = 4;
 Kernels kernels(Kernel wanted) noexcept {
   static const std::array<Kernels, kKernelChoices> chosen = [] {
     std::array<Kernels, kKernelChoices> table{};
-    for (std::size_t k = 0; k < kKernelChoices; ++k) table[k] = kernels_of(available(static_cast<Kernel>(k)));
+    for (std::size_t k = 0; k < kKernelChoices; ++k) table[k] = kernels_of(static_cast<Kernel>(k));
     return table;
   }();
   return chosen[static_cast<std::size_t>(wanted)];

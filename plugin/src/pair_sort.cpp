@@ -78,10 +78,4 @@ void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t
   for (std::size_t i = 0; i < keys.size(); ++i) out[i] = pair_of(keys[i]);
 }
 
-void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, std::uint32_t id_limit,
-                std::vector<Pair>& out) {
-  out.resize(keys.size());
-  sort_pairs(keys, scratch, id_limit, std::span<Pair>(out));
-}
-
 }  // namespace agrid::detail

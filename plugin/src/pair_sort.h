@@ -3,7 +3,6 @@
 
 #include <cstdint>
 #include <span>
-#include <vector>
 
 #include "agrid/pair.h"
 #include "uninitialized_vector.h"
@@ -15,9 +14,5 @@ namespace agrid::detail {
 /// Every id is below `id_limit`; all first ids agree above their low `first_bits` bits.
 void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, std::uint32_t id_limit,
                 std::span<Pair> out, unsigned first_bits = 32);
-
-/// Replaces `out` with the pairs of `keys` in ascending order; as above.
-void sort_pairs(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, std::uint32_t id_limit,
-                std::vector<Pair>& out);
 
 }  // namespace agrid::detail

@@ -97,26 +97,15 @@ class OrderedBody {
   ForkJoin* order_;
 };
 
-/// Calls body(i) for every i in [first, last), in parallel on the caller's task arena.
-template <class Index, class Body>
-void parallel_for(Index first, Index last, const Body& body) {
+/// Calls body(i) for every i in [first, last), in parallel on the caller's task arena, split
+/// by oneTBB's `partitioner` if given (tbb::simple_partitioner: each index its own task,
+/// started in index order, for tasks sorted costliest first).
+template <class Index, class Body, class... Partitioner>
+void parallel_for(Index first, Index last, const Body& body, const Partitioner&... partitioner) {
   ForkJoin order;
   const auto run = [&body](Index i) { body(i); };
   ForkJoin::written(body, run);
-  tbb::parallel_for(first, last, OrderedBody<decltype(run)>(run, order));
-}
-
-/// Calls body(i) for every i in [first, last), each index its own task, started in index order
-/// (for tasks sorted costliest first).
-template <class Index, class Body>
-void parallel_for_each_task(Index first, Index last, const Body& body) {
-  ForkJoin order;
-  const auto run = [&body](const tbb::blocked_range<Index>& range) {
-    for (Index i = range.begin(); i < range.end(); ++i) body(i);
-  };
-  ForkJoin::written(body, run);
-  tbb::parallel_for(tbb::blocked_range<Index>(first, last, 1), OrderedBody<decltype(run)>(run, order),
-                    tbb::simple_partitioner());
+  tbb::parallel_for(first, last, OrderedBody<decltype(run)>(run, order), partitioner...);
 }
 
 }  // namespace agrid::detail

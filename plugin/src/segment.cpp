@@ -50,7 +50,9 @@ PreparedSegment::PreparedSegment(const Segment& s) noexcept {
   }
 }
 
-bool PreparedSegment::meets(const double lo[3], const double hi[3], double* t_enter) const noexcept {
+bool PreparedSegment::meets(const Box& box, double* t_enter) const noexcept {
+  const double lo[3] = {box.min.x, box.min.y, box.min.z};
+  const double hi[3] = {box.max.x, box.max.y, box.max.z};
   // Separating axis test of the segment against the grown box: the box's three axes, exactly on
   // the segment's true end points, then the three cross products of the segment's direction
   // with them. The box is first clipped to the segment's own bounds, which changes nothing
@@ -96,11 +98,6 @@ bool PreparedSegment::meets(const double lo[3], const double hi[3], double* t_en
   return true;
 }
 
-bool PreparedSegment::meets(const Box& b, double* t_enter) const noexcept {
-  const double lo[3] = {b.min.x, b.min.y, b.min.z};
-  const double hi[3] = {b.max.x, b.max.y, b.max.z};
-  return meets(lo, hi, t_enter);
-}
 
 Vec3 PreparedSegment::owner_point(const Box& b, double t) const noexcept {
   float p[3];

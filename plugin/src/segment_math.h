@@ -3,7 +3,6 @@
 // box" in agrid.
 
 #include <algorithm>
-#include <cstdint>
 
 #include "agrid/segment.h"
 
@@ -48,11 +47,8 @@ struct PreparedSegment {
     return enter <= leave;
   }
 
-  /// True iff the segment meets [lo - extent_hi, hi - extent_lo]; then *t_enter is the
+  /// True iff the segment meets [b.min - extent_hi, b.max - extent_lo]; then *t_enter is the
   /// smallest parameter in [0, 1] where it does.
-  bool meets(const double lo[3], const double hi[3], double* t_enter) const noexcept;
-
-  /// meets() for a float box.
   bool meets(const Box& b, double* t_enter) const noexcept;
 
   /// A point of box `b` inside the swept box at parameter t, where `b` is hit first: the

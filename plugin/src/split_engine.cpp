@@ -89,31 +89,6 @@ inline constexpr std::uint32_t kTwoLevelFactor = 64;
 /// Boxes whose grandchild codes are tried before committing to the two-level split.
 inline constexpr std::uint32_t kTwoLevelSamples = 1024;
 
-// Copies of a box with this grandchild code among the root's children and grandchildren.
-struct TwoLevelCopies {
-  std::uint64_t children = 0;
-  std::uint64_t grandchildren = 0;
-
-  void add(GrandchildCode code) noexcept {
-    const std::uint32_t spread = code.spread();
-    // Axes on which the box also reaches the next child: it spreads from a lowest cell that is
-    // the last of its child (low two bits of that axis's 4-bit coordinate set).
-    const std::uint32_t first = code.first();
-    const std::uint32_t last = first & (first >> 1) & 0x111u;
-    const std::uint32_t child_axes = spread & ((last & 1u) | ((last >> 3) & 2u) | ((last >> 6) & 4u));
-    children += kSpread.count[child_axes];
-    grandchildren += kSpread.count[spread];
-  }
-
-  // Whether splitting the root and then every child pays, by the rule a split of one level
-  // applies (Config::max_copies_per_box), for boxes in all.
-  [[nodiscard]] bool pays(const Config& config, std::uint64_t boxes) const noexcept {
-    const double limit = config.max_copies_per_box;
-    return static_cast<double>(children) <= limit * static_cast<double>(boxes) &&
-           static_cast<double>(grandchildren) <= limit * static_cast<double>(children);
-  }
-};
-
 /// Whether a deterministic sample of the boxes says the root's two-level split pays: few boxes
 /// would stay with the root, and copies stay within the one-level rule. `coder` codes the
 /// root's grandchildren. A sample decides first, so that scenes where it does not pay do not
@@ -121,21 +96,28 @@ struct TwoLevelCopies {
 [[nodiscard]] inline bool sample_says_two_levels_pay(const Config& config, const ChildCoder& coder,
                                                      std::span<const Box> boxes) noexcept {
   const auto count = static_cast<std::uint32_t>(boxes.size());
-  TwoLevelCopies sampled;
-  std::uint32_t sampled_boxes = 0;
-  std::uint32_t sampled_staying = 0;
+  std::uint64_t sampled = 0, staying = 0, children = 0, grandchildren = 0;  // copies among each
   for (std::uint32_t i = 0; i < count; i += std::max<std::uint32_t>(1, count / kTwoLevelSamples)) {
     if (!is_valid(boxes[i])) continue;
     const GrandchildCode code = coder.grandchild_code(&boxes[i].min.x);
-    ++sampled_boxes;
+    ++sampled;
     if (code.stays()) {
-      ++sampled_staying;
+      ++staying;
       continue;
     }
-    sampled.add(code);
+    // Axes on which the box also reaches the next child: it spreads from a lowest cell that is
+    // the last of its child (low two bits of that axis's 4-bit coordinate set).
+    const std::uint32_t spread = code.spread();
+    const std::uint32_t last = code.first() & (code.first() >> 1) & 0x111u;
+    const std::uint32_t child_axes = spread & ((last & 1u) | ((last >> 3) & 2u) | ((last >> 6) & 4u));
+    children += kSpread.count[child_axes];
+    grandchildren += kSpread.count[spread];
   }
-  return sampled.pays(config, sampled_boxes - sampled_staying) &&
-         static_cast<float>(sampled_staying) <= config.max_staying_share * static_cast<float>(sampled_boxes);
+  // Splitting the root and then every child must pay by the rule a one-level split applies.
+  const double limit = config.max_copies_per_box;
+  return static_cast<double>(children) <= limit * static_cast<double>(sampled - staying) &&
+         static_cast<double>(grandchildren) <= limit * static_cast<double>(children) &&
+         static_cast<float>(staying) <= config.max_staying_share * static_cast<float>(sampled);
 }
 
 
@@ -182,8 +164,8 @@ struct OneLevel {
     return ChildCoder(lattice, level_shift(node.level + 1), base, big_span);
   }
   [[nodiscard]] static Code code(const ChildCoder& c, const float* bounds) noexcept { return c.code(bounds); }
-  [[nodiscard]] static Code invalid() noexcept { return ChildCode::skipped(); }
-  [[nodiscard]] static bool is_invalid(Code c) noexcept { return c.is_skipped(); }
+  /// An invalid box stays (the scatter tells it apart).
+  [[nodiscard]] static Code invalid() noexcept { return ChildCode(ChildCode::kStayFlag); }
   // At the root, boxes that stay are the oversize ones.
   [[nodiscard]] static bool oversize(Code c, const float*) noexcept { return c.stays(); }
   [[nodiscard]] static std::uint32_t owner_bits(Code c) noexcept { return c.owner_bits(); }
@@ -192,7 +174,6 @@ struct OneLevel {
 };
 
 // The root's split straight into its 4,096 grandchildren, coded by ChildCoder::grandchild_code.
-// Invalid boxes are coded as refused; the scatter tells them from staying ones.
 struct TwoLevels {
   using Code = GrandchildCode;
   static constexpr std::uint32_t kBuckets = kGrandchildren;
@@ -205,8 +186,7 @@ struct TwoLevels {
     return ChildCoder(lattice, level_shift(2), base, big_span);
   }
   [[nodiscard]] static Code code(const ChildCoder& c, const float* bounds) noexcept { return c.grandchild_code(bounds); }
-  [[nodiscard]] static Code invalid() noexcept { return GrandchildCode::refused(); }
-  [[nodiscard]] static bool is_invalid(Code) noexcept { return false; }
+  [[nodiscard]] static Code invalid() noexcept { return GrandchildCode(GrandchildCode::kRefusedFlag); }
   [[nodiscard]] bool oversize(Code, const float* bounds) const noexcept { return root_children.code(bounds).stays(); }
   [[nodiscard]] static std::uint32_t owner_bits(Code) noexcept { return kOwnAllAxes; }  // nothing is clipped at the root
   [[nodiscard]] static std::uint32_t offset(std::uint32_t spread, std::uint32_t i) noexcept {
@@ -597,7 +577,6 @@ void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
     std::uint32_t stay_at = chunk.staying;
     for (std::uint32_t k = chunk.begin; k < chunk.end; ++k) {
       const typename Coding::Code code(in[k - code_at]);
-      if (Coding::is_invalid(code)) continue;
       if (code.stays()) {
         if (!source.present(k)) continue;
         const WorkEntry r = source.entry(k);

@@ -96,7 +96,7 @@ void Tree::Impl::run_level_tasks() {
   std::sort(task_order.begin(), task_order.end(), [&](std::uint32_t a, std::uint32_t b) {
     return level_tasks[a].cost != level_tasks[b].cost ? level_tasks[a].cost > level_tasks[b].cost : a < b;
   });
-  detail::parallel_for_each_task(std::uint32_t{0}, count, [&](std::uint32_t i) { run_task(task_order[i]); });
+  detail::parallel_for(std::uint32_t{0}, count, [&](std::uint32_t i) { run_task(task_order[i]); }, tbb::simple_partitioner());
   tasks_used += count;
 }
 
