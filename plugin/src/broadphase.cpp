@@ -236,20 +236,9 @@ struct Broadphase::Impl {
     }
   }
 
-  /// The resting object `o` leaves its fat box: it waits longer to rest again if it rested only
-  /// briefly, and no longer than at first if it rested long.
-  void back_off(Handle h) noexcept {
-    Object& o = objects[h];
-    const std::uint64_t wait = kRestAfterUpdates << o.rest_backoff;
-    if (updates - rested_at[h] >= kLongRestFactor * wait) {
-      o.rest_backoff = 0;
-    } else if (o.rest_backoff < kMaxRestBackoff) {
-      ++o.rest_backoff;
-    }
-  }
-
   /// Within its fat box a resting object stays in the resting grid (pairs and queries test the
-  /// exact box); out of it, it leaves the grid with a new fat box.
+  /// exact box); out of it, it leaves the grid with a new fat box, and waits longer to rest
+  /// again if it rested only briefly, no longer than at first if it rested long.
   void set_resting_box(Handle h, const Box& box) {
     Object& o = objects[h];
     if (within(box, o.fat)) {  // both valid: the invalid count stands
@@ -258,7 +247,12 @@ struct Broadphase::Impl {
       resting_changed = true;
       return;
     }
-    back_off(h);
+    const std::uint64_t wait = kRestAfterUpdates << o.rest_backoff;
+    if (updates - rested_at[h] >= kLongRestFactor * wait) {
+      o.rest_backoff = 0;
+    } else if (o.rest_backoff < kMaxRestBackoff) {
+      ++o.rest_backoff;
+    }
     set_moving_box(h, box);
   }
 

@@ -13,9 +13,8 @@ void invariant_broken(const char* what, const char* file, int line) noexcept {
   std::abort();
 }
 
-CellsView view_of(const SplitEngine& engine, bool padded) {
-  return {engine.lattice(),      engine.nodes(), engine.leaf_entries(), engine.leaf_cells(),
-          engine.stay_entries(), engine.stay_lattice(), padded};
+CellsView view_of(const SplitEngine& engine) {
+  return {engine.lattice(), engine.nodes(), engine.leaf_entries(), engine.leaf_cells(), engine.stay_entries(), engine.stay_lattice()};
 }
 
 namespace {
@@ -66,10 +65,9 @@ const char* broken_node(const CellsView& cells, std::uint32_t n, std::uint32_t l
 }  // namespace
 
 const char* broken_cell_invariant(const CellsView& cells, std::uint32_t id_limit) {
-  const std::uint32_t padding = cells.padded ? kKernelPadding : 0;
-  if (cells.leaf.size() < padding || cells.stay.size() < padding) return "the entry arrays lack their padding";
-  const std::uint32_t leaf_size = cells.leaf.size() - padding;
-  const std::uint32_t stay_size = cells.stay.size() - padding;
+  if (cells.leaf.size() < kKernelPadding || cells.stay.size() < kKernelPadding) return "the entry arrays lack their padding";
+  const std::uint32_t leaf_size = cells.leaf.size() - kKernelPadding;
+  const std::uint32_t stay_size = cells.stay.size() - kKernelPadding;
   if (cells.stay_lattice.size() < stay_size) return "a staying entry has no lattice box";
   // Per entry, how many nodes hold it. Kept per thread, so that a warm frame's check allocates
   // nothing (the allocation tests run in checking builds too).

@@ -21,11 +21,10 @@ struct CellsView {
   std::span<const CellRange> leaf_cells;
   const EntryArrays& stay;
   std::span<const LatticeBox> stay_lattice;
-  bool padded;  ///< The entry arrays end with kKernelPadding padding entries.
 };
 
-/// The cells of `engine`, padded or not.
-[[nodiscard]] CellsView view_of(const SplitEngine& engine, bool padded);
+/// The cells of `engine` (built and padded).
+[[nodiscard]] CellsView view_of(const SplitEngine& engine);
 
 /// The first broken invariant of `cells`, or null if they all hold:
 /// - every node's stay and leaf ranges lie in the arrays; an inner node holds no leaf entries;

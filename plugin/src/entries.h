@@ -71,18 +71,8 @@ struct EntryArrays {
     return first;
   }
 
-  void set(std::uint32_t i, const WorkEntry& r) noexcept {
-    for (int a = 0; a < 3; ++a) {
-      lo[a][i] = r.lo[a];
-      hi[a][i] = r.hi[a];
-    }
-    id[i] = r.id;
-    owner[i] = static_cast<std::uint8_t>(r.owner);
-  }
-
-  void push(const Box& b, std::uint32_t box_id, std::uint8_t owner_bits) {
-    set(grow(1), WorkEntry{{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}, box_id, owner_bits});
-  }
+  /// Appends one entry.
+  void push(const Box& b, std::uint32_t box_id, std::uint32_t owner_bits);
 
   /// Appends `count` entries that no kernel reports (their lanes are masked off): kernels read
   /// whole vector registers past the end of a cell.
@@ -130,5 +120,10 @@ class EntryWriter {
   std::uint32_t* __restrict id_;
   std::uint8_t* __restrict owner_;
 };
+
+inline void EntryArrays::push(const Box& b, std::uint32_t box_id, std::uint32_t owner_bits) {
+  const std::uint32_t i = grow(1);
+  EntryWriter(*this).write(i, b, box_id, owner_bits);
+}
 
 }  // namespace agrid::detail

@@ -50,7 +50,7 @@ std::uint32_t GridCore::add_subtree(std::span<const WorkEntry> records, const st
 
 void GridCore::finish(std::uint32_t id_limit) {
   cells_.pad();
-  AGRID_ASSERT_NO_PROBLEM(broken_cell_invariant(view_of(cells_, true), id_limit));
+  AGRID_ASSERT_NO_PROBLEM(broken_cell_invariant(view_of(cells_), id_limit));
   const std::vector<Node>& nodes = cells_.nodes();
   stats_.tasks = 1;
   stats_.depth = cells_.depth();

@@ -93,15 +93,6 @@ AGRID_AVX512_INLINE Bounds16 load_bounds(const Arrays& c, std::uint32_t j) {
   return b;
 }
 
-AGRID_AVX512_INLINE Bounds16 broadcast_bounds(const Arrays& c, std::uint32_t i) {
-  Bounds16 b;
-  for (int a = 0; a < 3; ++a) {
-    b.lo[a] = _mm512_set1_ps(c.lo[a][i]);
-    b.hi[a] = _mm512_set1_ps(c.hi[a][i]);
-  }
-  return b;
-}
-
 AGRID_AVX512_INLINE Bounds16 broadcast_bounds(const Probe& probe) {
   Bounds16 b;
   for (int a = 0; a < 3; ++a) {
@@ -173,7 +164,7 @@ AGRID_AVX512_INLINE void avx512_small_cell(const Arrays& c, CellRange cell, KeyB
   __mmask16 hits[kSmallCell][kSmallCell / 16];
   std::uint32_t any = 0;
   for (std::uint32_t i = 0; i + 1 < n; ++i) {
-    const Bounds16 bounds = broadcast_bounds(c, b + i);
+    const Bounds16 bounds = broadcast_bounds(Probe::entry(c, b + i));
     const std::uint64_t after_i = cell_lanes & ~((std::uint64_t{2} << i) - 1);
     for (std::uint32_t r = 0; r < registers; ++r) {
       const auto candidates = static_cast<__mmask16>(after_i >> (16 * r));

@@ -98,7 +98,6 @@ bool PreparedSegment::meets(const Box& box, double* t_enter) const noexcept {
   return true;
 }
 
-
 Vec3 PreparedSegment::owner_point(const Box& b, double t) const noexcept {
   float p[3];
   for (int a = 0; a < 3; ++a) {

@@ -314,12 +314,8 @@ void SplitEngine::split_all_levels() {
 }
 
 const WorkEntry* SplitEngine::records(const FinishedCell& cell) const noexcept {
-  switch (cell.source) {
-    case CellSource::level: return level_entries_.data() + cell.begin;
-    case CellSource::next_level: return next_entries_.data() + cell.begin;
-    case CellSource::input: return nullptr;
-  }
-  return nullptr;
+  if (cell.source == CellSource::input) return nullptr;
+  return (cell.source == CellSource::level ? level_entries_.data() : next_entries_.data()) + cell.begin;
 }
 
 void SplitEngine::pad() {
@@ -555,7 +551,9 @@ void SplitEngine::finish_unsplit(const PendingNode& p, const Source& source) {
     }
   } else {
     for (std::uint32_t k = p.begin; k < p.end; ++k) {
-      if (source.present(k)) leaf_.set(leaf_.grow(1), source.entry(k));
+      if (!source.present(k)) continue;
+      const WorkEntry r = source.entry(k);
+      leaf_.push(r.box(), r.id, r.owner);
     }
   }
   node.leaf_end = leaf_.size();

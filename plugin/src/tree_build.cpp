@@ -56,15 +56,14 @@ void Tree::Impl::build(std::span<const Box> boxes) {
   try {
     coarse.set_lattice(detail::fit_lattice(boxes));
     coarse.split_root(boxes);
-    run_level_tasks();
-    coarse.advance();
-    while (coarse.has_pending()) {
-      coarse.split_level();
+    for (;;) {  // each level's finished cells become tasks; the others split again
       run_level_tasks();
       coarse.advance();
+      if (!coarse.has_pending()) break;
+      coarse.split_level();
     }
     coarse.pad();
-    AGRID_ASSERT_NO_PROBLEM(detail::broken_cell_invariant(detail::view_of(coarse, true), static_cast<std::uint32_t>(boxes.size())));
+    AGRID_ASSERT_NO_PROBLEM(detail::broken_cell_invariant(detail::view_of(coarse), static_cast<std::uint32_t>(boxes.size())));
     finish_stats();
   } catch (...) {
     clear();  // out of memory, or too many box copies: an empty tree, never a half-built one

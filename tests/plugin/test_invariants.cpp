@@ -32,7 +32,7 @@ SplitEngine split(std::span<const Box> boxes, const Config& config, Finish finis
 }
 
 const char* problem_of(const SplitEngine& engine, std::size_t boxes) {
-  return detail::broken_cell_invariant(detail::view_of(engine, true), static_cast<std::uint32_t>(boxes));
+  return detail::broken_cell_invariant(detail::view_of(engine), static_cast<std::uint32_t>(boxes));
 }
 
 std::vector<std::vector<Box>> scenes_to_check() {
@@ -72,7 +72,7 @@ struct CellsCopy {
         stay(e.stay_entries()), stay_lattice(e.stay_lattice()) {}
 
   [[nodiscard]] std::string problem(std::uint32_t id_limit) const {
-    const char* p = detail::broken_cell_invariant(CellsView{lattice, nodes, leaf, leaf_cells, stay, stay_lattice, true}, id_limit);
+    const char* p = detail::broken_cell_invariant(CellsView{lattice, nodes, leaf, leaf_cells, stay, stay_lattice}, id_limit);
     return p == nullptr ? "" : p;
   }
 };
