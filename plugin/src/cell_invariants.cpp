@@ -19,9 +19,10 @@ CellsView view_of(const SplitEngine& engine) {
 
 namespace {
 
-// The first broken invariant of the entries [begin, end) of `node`.
+// The first broken invariant of the entries [begin, end) of `node`; `held` are their lattice
+// boxes as stored (for staying entries), or null.
 const char* broken_entry(const CellsView& cells, const EntryArrays& entries, std::uint32_t begin, std::uint32_t end,
-                         const Node& node, std::uint32_t id_limit) {
+                         const Node& node, std::uint32_t id_limit, const LatticeBox* held) {
   const std::uint32_t shift = level_shift(node.level);
   for (std::uint32_t i = begin; i < end; ++i) {
     const Box box = entries.box(i);
@@ -34,6 +35,9 @@ const char* broken_entry(const CellsView& cells, const EntryArrays& entries, std
       if (lo > node.cell[a] || hi < node.cell[a]) return "an entry does not overlap its node's cell";
       const bool owns_min = ((entries.owner[i] >> a) & 1u) != 0;
       if (owns_min != (lo == node.cell[a])) return "an entry's owner bits do not say where its min corner is";
+    }
+    if (held != nullptr && !(std::equal(q.lo, q.lo + 3, held[i].lo) && std::equal(q.hi, q.hi + 3, held[i].hi))) {
+      return "a staying entry's lattice box is not its box's";
     }
   }
   return nullptr;
@@ -84,15 +88,9 @@ const char* broken_cell_invariant(const CellsView& cells, std::uint32_t id_limit
   for (std::uint32_t n = 0; n < cells.nodes.size(); ++n) {
     if (const char* problem = broken_node(cells, n, leaf_size, stay_size)) return problem;
     const Node& node = cells.nodes[n];
-    if (const char* problem = broken_entry(cells, cells.stay, node.stay_begin, node.stay_end, node, id_limit)) return problem;
-    if (const char* problem = broken_entry(cells, cells.leaf, node.leaf_begin, node.leaf_end, node, id_limit)) return problem;
-    for (std::uint32_t s = node.stay_begin; s < node.stay_end; ++s) {
-      const LatticeBox q = cells.lattice.quantize(cells.stay.box(s));
-      const LatticeBox& held = cells.stay_lattice[s];
-      for (int a = 0; a < 3; ++a) {
-        if (q.lo[a] != held.lo[a] || q.hi[a] != held.hi[a]) return "a staying entry's lattice box is not its box's";
-      }
-    }
+    const char* problem = broken_entry(cells, cells.stay, node.stay_begin, node.stay_end, node, id_limit, cells.stay_lattice.data());
+    if (problem == nullptr) problem = broken_entry(cells, cells.leaf, node.leaf_begin, node.leaf_end, node, id_limit, nullptr);
+    if (problem != nullptr) return problem;
     if (!hold(stay_held, node.stay_begin, node.stay_end)) return "two nodes' staying ranges overlap";
     if (!hold(leaf_held, node.leaf_begin, node.leaf_end)) return "two leaves' ranges overlap";
     cells_of_two += node.leaf_end - node.leaf_begin >= 2;

@@ -418,7 +418,6 @@ template <class Coding, class Source>
 void SplitEngine::place_children(const Coding&, const Source& source, std::uint32_t p, std::uint32_t first_chunk,
                                  std::uint32_t end_chunk) {
   const PendingNode node = pending_[p];
-  const Node parent = nodes_[node.node];
   std::uint32_t staying = 0;
   std::uint32_t invalid = 0;
   for (std::uint32_t c = first_chunk; c < end_chunk; ++c) {
@@ -467,17 +466,23 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
     }
   };
 
+  // The children of node n, in ascending index order, from their mask; child b's entries are
+  // counted in bucket(b, its cell).
+  const auto place_children_of = [&](std::uint32_t n, std::uint64_t mask, auto bucket) {
+    const Node at = nodes_[n];
+    nodes_[n].child_mask = mask;
+    nodes_[n].first_child = static_cast<std::uint32_t>(nodes_.size());
+    for (std::uint32_t b = 0; b < 64; ++b) {
+      if (!((mask >> b) & 1u)) continue;
+      const std::uint32_t cell[3] = {(at.cell[0] << 2) + (b & 3u), (at.cell[1] << 2) + ((b >> 2) & 3u),
+                                     (at.cell[2] << 2) + (b >> 4)};
+      place(bucket(b, cell), cell, at.level + 1);
+    }
+  };
   if constexpr (!Coding::kTwoLevels) {
     std::uint64_t mask = 0;
-    nodes_[node.node].first_child = static_cast<std::uint32_t>(nodes_.size());
-    for (std::uint32_t b = 0; b < Coding::kBuckets; ++b) {
-      if (totals[b] == 0) continue;
-      mask |= std::uint64_t{1} << b;
-      const std::uint32_t cell[3] = {(parent.cell[0] << 2) + (b & 3u), (parent.cell[1] << 2) + ((b >> 2) & 3u),
-                                     (parent.cell[2] << 2) + (b >> 4)};
-      place(b, cell, parent.level + 1);
-    }
-    nodes_[node.node].child_mask = mask;
+    for (std::uint32_t b = 0; b < Coding::kBuckets; ++b) mask |= std::uint64_t{totals[b] != 0} << b;
+    place_children_of(node.node, mask, [](std::uint32_t b, const std::uint32_t*) { return b; });
   } else {
     // The root's children that hold grandchildren, then the grandchildren grouped by parent,
     // each group in ascending order: breadth first, as a one-level split at a time makes them.
@@ -493,18 +498,11 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
     nodes_[node.node].child_mask = child_mask;
     nodes_[node.node].first_child = static_cast<std::uint32_t>(nodes_.size());
     for (std::uint32_t c = 0; c < 64; ++c) {
-      if ((child_mask >> c) & 1u) nodes_.push_back(Node{{c & 3u, (c >> 2) & 3u, c >> 4}, 1, grandchild_masks[c], 0, 0, 0, 0, 0});
+      if ((child_mask >> c) & 1u) nodes_.push_back(Node{{c & 3u, (c >> 2) & 3u, c >> 4}, 1, 0, 0, 0, 0, 0, 0});
     }
-    std::uint32_t middle = nodes_[node.node].first_child;
-    for (std::uint32_t c = 0; c < 64; ++c) {
-      if (!((child_mask >> c) & 1u)) continue;
-      nodes_[middle++].first_child = static_cast<std::uint32_t>(nodes_.size());
-      for (std::uint32_t local = 0; local < 64; ++local) {
-        if (!((grandchild_masks[c] >> local) & 1u)) continue;
-        const std::uint32_t cell[3] = {4 * (c & 3u) + (local & 3u), 4 * ((c >> 2) & 3u) + ((local >> 2) & 3u),
-                                       4 * (c >> 4) + (local >> 4)};
-        place(cell[0] + 16 * cell[1] + 256 * cell[2], cell, 2);
-      }
+    const auto grandchild = [](std::uint32_t, const std::uint32_t* cell) { return cell[0] + 16 * cell[1] + 256 * cell[2]; };
+    for (std::uint32_t c = 0, child = nodes_[node.node].first_child; c < 64; ++c) {
+      if ((child_mask >> c) & 1u) place_children_of(child++, grandchild_masks[c], grandchild);
     }
   }
 }
