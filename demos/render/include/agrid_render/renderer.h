@@ -1,0 +1,47 @@
+#pragma once
+// The OpenGL 3.3 core renderer of snapshots: one instanced draw per unit shape and per cached
+// mesh, one Lambert + ambient shader. It draws into whatever GL context and framebuffer are
+// current (an offscreen FBO, or a viewer's window).
+
+#include <memory>
+#include <optional>
+
+#include <glm/vec3.hpp>
+
+#include "agrid_render/camera.h"
+#include "agrid_render/snapshot.h"
+
+namespace agrid::render {
+
+/// What to draw besides the shapes, and from where.
+struct DrawOptions {
+  /// Dark blue-grey, so that grey static shapes stand out.
+  static constexpr glm::vec3 kDefaultBackground{0.12f, 0.13f, 0.16f};
+
+  bool aabbs = false;                   ///< Overlay every object's AABB as a wireframe.
+  std::optional<Camera> camera;         ///< Default: Camera::framing(snapshot.bounds).
+  glm::vec3 background = kDefaultBackground;
+};
+
+/// Draws snapshots with the GL context current at construction (which must stay current, and
+/// alive, while the renderer is used and destroyed).
+class Renderer {
+ public:
+  /// Compiles the shader and uploads the unit shapes; throws std::runtime_error without GL 3.3.
+  Renderer();
+  ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  /// Clears the current framebuffer's `width` x `height` viewport and draws `snapshot`.
+  void draw(const Snapshot& snapshot, const DrawOptions& options, int width, int height);
+  /// Frees the GPU copies of cached meshes: call it after MeshCache::clear(), whose freed
+  /// meshes' addresses may come back for new ones.
+  void forget_meshes();
+
+ private:
+  struct Gpu;
+  std::unique_ptr<Gpu> gpu_;
+};
+
+}  // namespace agrid::render
