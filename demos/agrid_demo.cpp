@@ -1,8 +1,9 @@
 // agrid-demo: the same Bullet scene run with btDbvtBroadphase, bt32BitAxisSweep3 and
 // btAdaptiveGridBroadphase side by side: what each costs per step, that none misses a pair or
 // a ray hit, and that the physics comes out the same. Tables on stdout; CSVs and gnuplot
-// pictures with --out. Exit codes: 0 done, 1 a broadphase was wrong (a missed pair or ray hit,
-// or an extra one from agrid) or a run failed, 2 bad usage.
+// pictures with --out; OpenGL pictures of the scene (and a video, with ffmpeg) with --render.
+// Exit codes: 0 done, 1 a broadphase was wrong (a missed pair or ray hit, or an extra one from
+// agrid) or a run failed, 2 bad usage.
 
 #include <CLI/CLI.hpp>
 #include <tbb/global_control.h>
@@ -13,12 +14,14 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "agrid_scenes/bullet_worlds.h"
 #include "demo_output.h"
+#include "demo_pictures.h"
 #include "demo_run.h"
 
 namespace {
@@ -31,6 +34,8 @@ constexpr int kUsageError = 2;
 /// The body count and steps when none are given: about a minute for the default scenes.
 constexpr std::uint32_t kDefaultBodies = 3000;
 constexpr std::uint32_t kDefaultSteps = 300;
+/// Steps between pictures with --render when --render-every is not given.
+constexpr std::uint32_t kDefaultRenderEvery = 10;
 
 struct Options {
   std::vector<std::string> scenes = {"pile", "scatter"};
@@ -41,6 +46,8 @@ struct Options {
   unsigned threads = 0;  ///< 0: all of the machine's.
   std::string out;
   std::uint64_t seed = 1;
+  std::string render;  ///< --render: the pictures' directory, or empty.
+  std::uint32_t render_every = kDefaultRenderEvery;
 };
 
 // Every scene's name and short name: what --scene accepts.
@@ -97,6 +104,14 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--threads", o.threads, "Threads for agrid (default: all cores)")->check(CLI::Range(1u, 1024u));
   app.add_option("--out", o.out, "Directory for CSVs (per-step times and pairs) and PNG pictures (gnuplot)");
   app.add_option("--seed", o.seed, "Seed of the scenes' random numbers")->capture_default_str();
+  CLI::Option* render = app.add_option("--render", o.render,
+                                       "Directory for pictures of the first broadphase's run of each scene "
+                                       "(<scene>-<broadphase>-<step>.png, OpenGL offscreen) and, with ffmpeg on "
+                                       "PATH, its video (<scene>-<broadphase>.mp4)");
+  app.add_option("--render-every", o.render_every, "Steps between pictures with --render")
+      ->check(CLI::Range(1u, 1000000u))
+      ->needs(render)
+      ->capture_default_str();
   app.footer(scene_list_help());
 }
 
@@ -113,6 +128,9 @@ int run_all(const Options& o) {
   const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
   tbb::task_arena arena(static_cast<int>(threads));
   if (!o.out.empty()) fs::create_directories(o.out);
+  // One GL context for every picture, made before the first run so that a missing display fails fast.
+  std::unique_ptr<agrid::render::OffscreenRenderer> renderer;
+  if (!o.render.empty()) renderer = std::make_unique<agrid::render::OffscreenRenderer>();
   std::vector<std::string> wrong;
   std::vector<fs::path> written;
   for (const std::string& scene : o.scenes) {
@@ -121,7 +139,16 @@ int run_all(const Options& o) {
     for (const std::uint32_t bodies : sizes) {
       std::vector<agrid::demo::RunResult> runs;
       for (const BroadphaseKind kind : kinds_of(o.broadphase)) {
-        arena.execute([&] { runs.push_back(agrid::demo::run(scene, kind, bodies, o.steps, o.seed)); });
+        // Pictures of the scene's first run only: its first size, its first broadphase.
+        std::unique_ptr<agrid::demo::RunPictures> pictures;
+        agrid::demo::StepObserver observer;
+        if (renderer && sweep_runs.empty() && runs.empty()) {
+          pictures = std::make_unique<agrid::demo::RunPictures>(
+              *renderer, o.render, scene + "-" + std::string(agrid::scenes::name(kind)), o.render_every);
+          observer = [&pictures](std::uint32_t step, const btCollisionWorld& world) { pictures->after_step(step, world); };
+        }
+        arena.execute([&] { runs.push_back(agrid::demo::run(scene, kind, bodies, o.steps, o.seed, observer)); });
+        if (pictures) pictures->finish();
         if (agrid::demo::found_errors(runs.back())) {
           wrong.push_back(scene + "/" + std::string(agrid::scenes::name(kind)));
         }
@@ -158,6 +185,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     for (std::string& scene : options.scenes) scene = std::string(agrid::scenes::find_world_scene(scene)->name);
+    if (!options.render.empty()) {
+      if (const std::string problem = agrid::demo::render_dir_problem(options.render); !problem.empty()) {
+        throw CLI::ValidationError("--render", problem);
+      }
+    }
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {

@@ -64,7 +64,7 @@ bool found_errors(const RunResult& r) {
 }
 
 RunResult run(const std::string& scene, scenes::BroadphaseKind kind, std::uint32_t bodies, std::uint32_t steps,
-              std::uint64_t seed) {
+              std::uint64_t seed, const StepObserver& observer) {
   RunResult result;
   result.scene = scene;
   result.kind = kind;
@@ -74,6 +74,7 @@ RunResult run(const std::string& scene, scenes::BroadphaseKind kind, std::uint32
   result.bodies = fixed ? static_cast<std::uint32_t>(world.world().getNumCollisionObjects()) : bodies;
   result.rays_per_step = world.rays_per_step();
   Progress progress(scene + "/" + std::string(scenes::name(kind)), steps);
+  if (observer) observer(0, world.world());
   for (std::uint32_t step = 1; step <= steps; ++step) {
     const auto start = Clock::now();
     world.step();
@@ -89,6 +90,7 @@ RunResult run(const std::string& scene, scenes::BroadphaseKind kind, std::uint32
     const scenes::RayCheck rays = world.check_rays();
     result.rays_missed += rays.missed;
     result.rays_extra += rays.extra;
+    if (observer) observer(step, world.world());
     progress.update(step);
   }
   result.physics = world.summary();

@@ -3,6 +3,7 @@
 // exact check of its pair cache, and how its physics ended.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,11 +29,15 @@ struct RunResult {
   std::vector<scenes::BulletWorld::BodyState> final_state;
 };
 
+/// Called with the steps done and the world, before the first step and after every step,
+/// outside the timing (for pictures).
+using StepObserver = std::function<void(std::uint32_t step, const btCollisionWorld& world)>;
+
 /// Runs `steps` steps of `scene` with `bodies` bodies and broadphase `kind`, checking the pair
 /// cache against the exact pairs, and rayTest against the exact hits, after every step
-/// (untimed). Prints a progress line to stderr.
+/// (untimed), and calling `observer` if given. Prints a progress line to stderr.
 [[nodiscard]] RunResult run(const std::string& scene, scenes::BroadphaseKind kind, std::uint32_t bodies,
-                            std::uint32_t steps, std::uint64_t seed);
+                            std::uint32_t steps, std::uint64_t seed, const StepObserver& observer = {});
 
 /// The value at quantile q in [0, 1] (nearest rank) of `values`; 0 if empty.
 [[nodiscard]] double quantile(std::vector<double> values, double q);

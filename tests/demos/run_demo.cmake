@@ -1,12 +1,14 @@
-# Runs agrid-demo with ARGS (arguments separated by |) and checks its exit code is EXPECTED_EXIT; when OUT is
+# Runs agrid-demo with ARGS (arguments separated by |), through LAUNCHER if set (a command
+# separated by |, as xvfb-run|-a), and checks its exit code is EXPECTED_EXIT; when OUT is
 # set, checks that the directory exists afterwards iff EXPECT_OUT is true (bad usage must
 # write nothing).
 cmake_minimum_required(VERSION 3.25)
 string(REPLACE "|" ";" ARGS "${ARGS}")
+string(REPLACE "|" ";" LAUNCHER "${LAUNCHER}")
 if(OUT)
   file(REMOVE_RECURSE "${OUT}")
 endif()
-execute_process(COMMAND "${DEMO}" ${ARGS} RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
+execute_process(COMMAND ${LAUNCHER} "${DEMO}" ${ARGS} RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
 if(NOT result EQUAL EXPECTED_EXIT)
   message(FATAL_ERROR "agrid-demo ${ARGS}: exit ${result}, expected ${EXPECTED_EXIT}\n${output}\n${errors}")
 endif()
