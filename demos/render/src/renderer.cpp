@@ -91,18 +91,24 @@ glm::vec3 colour_of(BodyState state) {
   return kAwakeColour;
 }
 
+// Frees `object` and throws with its info log unless `ok`: a shader that does not compile or a
+// program that does not link (`what` says which).
+template <class GetLog, class Remove>
+void require(GLint ok, GLuint object, GetLog get_log, Remove remove, const char* what) {
+  if (ok == GL_TRUE) return;
+  char log[1024] = {};
+  get_log(object, sizeof log, nullptr, log);
+  remove(object);
+  throw std::runtime_error(std::string("renderer: shader does not ") + what + ": " + log);
+}
+
 GLuint compile(GLenum kind, const char* source) {
   const GLuint shader = glCreateShader(kind);
   glShaderSource(shader, 1, &source, nullptr);
   glCompileShader(shader);
   GLint ok = GL_FALSE;
   glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-  if (ok != GL_TRUE) {
-    char log[1024] = {};
-    glGetShaderInfoLog(shader, sizeof log, nullptr, log);
-    glDeleteShader(shader);
-    throw std::runtime_error(std::string("renderer: shader does not compile: ") + log);
-  }
+  require(ok, shader, glGetShaderInfoLog, glDeleteShader, "compile");
   return shader;
 }
 
@@ -117,12 +123,7 @@ GLuint link_program() {
   glDeleteShader(fragment);
   GLint ok = GL_FALSE;
   glGetProgramiv(program, GL_LINK_STATUS, &ok);
-  if (ok != GL_TRUE) {
-    char log[1024] = {};
-    glGetProgramInfoLog(program, sizeof log, nullptr, log);
-    glDeleteProgram(program);
-    throw std::runtime_error(std::string("renderer: shader does not link: ") + log);
-  }
+  require(ok, program, glGetProgramInfoLog, glDeleteProgram, "link");
   return program;
 }
 
