@@ -100,7 +100,6 @@ constexpr float kSettleShare = 0.25f;
           {select(mask, a.max.x, b.max.x), select(mask, a.max.y, b.max.y), select(mask, a.max.z, b.max.z)}};
 }
 
-
 /// Appends the keys of `now` not in `before` to `began` and those of `before` not in `now` to
 /// `ended`: both set differences of two sorted key lists, in one pass.
 void sorted_differences(const std::vector<std::uint64_t>& now, const std::vector<std::uint64_t>& before,

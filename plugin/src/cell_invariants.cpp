@@ -55,11 +55,9 @@ const char* broken_node(const CellsView& cells, std::uint32_t n, std::uint32_t l
   }
   std::uint32_t child = node.first_child;
   for (std::uint32_t index = 0; index < 64; ++index) {
-    if (!((node.child_mask >> index) & 1u)) continue;
+    if (!node.has_child(index)) continue;
     const Node& c = cells.nodes[child++];
-    const std::uint32_t expected[3] = {(node.cell[0] << 2) + (index & 3u), (node.cell[1] << 2) + ((index >> 2) & 3u),
-                                       (node.cell[2] << 2) + (index >> 4)};
-    if (c.level != node.level + 1 || c.cell[0] != expected[0] || c.cell[1] != expected[1] || c.cell[2] != expected[2]) {
+    if (c.level != node.level + 1 || c.cell != child_cell(node.cell, index)) {
       return "a child is not at the cell its index says";
     }
   }

@@ -1,6 +1,7 @@
 #pragma once
 // ChildCode and GrandchildCode: where an entry goes when a cell splits, in 16 bits.
 
+#include <array>
 #include <cstdint>
 
 namespace agrid::detail {
@@ -8,6 +9,12 @@ namespace agrid::detail {
 /// Index of child (x, y, z) within its parent.
 [[nodiscard]] constexpr std::uint32_t child_index(std::uint32_t x, std::uint32_t y, std::uint32_t z) noexcept {
   return x + 4 * y + 16 * z;
+}
+
+/// Cell coordinates, one level down, of child `index` of the cell `parent`.
+[[nodiscard]] constexpr std::array<std::uint32_t, 3> child_cell(const std::array<std::uint32_t, 3>& parent,
+                                                                   std::uint32_t index) noexcept {
+  return {(parent[0] << 2) + (index & 3u), (parent[1] << 2) + ((index >> 2) & 3u), (parent[2] << 2) + (index >> 4)};
 }
 
 /// Where an entry goes when its cell splits into 4 x 4 x 4 children: the index x + 4y + 16z

@@ -72,9 +72,7 @@ class SegmentWalk {
           c[other_[0]] = static_cast<std::uint32_t>(v);
           c[other_[1]] = static_cast<std::uint32_t>(w);
           const std::uint32_t index = child_index(c[0], c[1], c[2]);
-          if (!((node.child_mask >> index) & 1u)) continue;
-          const std::uint64_t below = node.child_mask & ((std::uint64_t{1} << index) - 1);
-          if (!visit(nodes_[node.first_child + count_bits(below)])) return false;
+          if (node.has_child(index) && !visit(nodes_[node.child(index)])) return false;
         }
       }
     }

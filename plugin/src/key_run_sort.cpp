@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <utility>
 
 #include "pair_sort.h"
 #include "parallel_for.h"
@@ -15,7 +16,7 @@ constexpr std::size_t kParallelSortMinKeys = std::size_t{1} << 15;
 constexpr std::size_t kKeysPerBucket = std::size_t{1} << 14;
 /// At most 2^12 buckets, so that the per-piece counters stay small beside the keys.
 constexpr unsigned kMaxBucketBits = 12;
-/// Segments are cut into pieces of at most this many keys, the unit of parallel counting and
+/// Runs are cut into pieces of at most this many keys, the unit of parallel counting and
 /// distributing (a task with most of the pairs must not serialise the sort).
 constexpr std::size_t kPieceKeys = std::size_t{1} << 16;
 
@@ -85,10 +86,7 @@ void sort_key_runs(std::span<const std::span<const std::uint64_t>> runs, std::ui
   for (std::uint32_t b = 0; b < buckets.count; ++b) {
     bucket_begin[b] = sum;
     for (std::uint32_t p = 0; p < pieces; ++p) {
-      std::size_t& c = counts[std::size_t{p} * buckets.count + b];
-      const std::size_t n = c;
-      c = sum - bucket_begin[b];  // offset within the bucket
-      sum += n;
+      sum += std::exchange(counts[std::size_t{p} * buckets.count + b], sum - bucket_begin[b]);  // offset in the bucket
     }
   }
   bucket_begin[buckets.count] = sum;

@@ -1,7 +1,6 @@
 #include "leaf_kernel.h"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -269,32 +268,19 @@ struct Kernels {
 
 // Those of the widest instruction set this CPU runs, up to the one asked for. The library is
 // compiled for plain x86-64; only the functions above use wider instructions, and only where
-// the CPU has them.
-Kernels kernels_of(Kernel wanted) noexcept {
+// the CPU has them. The CPU is asked once per process: a staying box calls for kernels for
+// every range it meets.
+Kernels kernels(Kernel wanted) noexcept {
 #ifdef AGRID_X86_KERNELS
+  static const bool has_avx512 = __builtin_cpu_supports("avx512f");
+  static const bool has_avx2 = __builtin_cpu_supports("avx2");
   const bool any = wanted == Kernel::automatic;
-  if ((any || wanted == Kernel::avx512) && __builtin_cpu_supports("avx512f")) return {avx512_kernel, avx512_range};
-  if ((any || wanted == Kernel::avx512 || wanted == Kernel::avx2) && __builtin_cpu_supports("avx2")) {
-    return {avx2_kernel, avx2_range};
-  }
+  if ((any || wanted == Kernel::avx512) && has_avx512) return {avx512_kernel, avx512_range};
+  if ((any || wanted == Kernel::avx512 || wanted == Kernel::avx2) && has_avx2) return {avx2_kernel, avx2_range};
 #else
   (void)wanted;
 #endif
   return {scalar_kernel, scalar_range};
-}
-
-/// Kernel values: automatic, scalar, avx2, avx512.
-constexpr std::size_t kKernelChoices = 4;
-
-// The kernels for `wanted`, found once per process: a staying box calls them for every range
-// it meets, and asking the CPU each time cost more than a short range's tests.
-Kernels kernels(Kernel wanted) noexcept {
-  static const std::array<Kernels, kKernelChoices> chosen = [] {
-    std::array<Kernels, kKernelChoices> table{};
-    for (std::size_t k = 0; k < kKernelChoices; ++k) table[k] = kernels_of(static_cast<Kernel>(k));
-    return table;
-  }();
-  return chosen[static_cast<std::size_t>(wanted)];
 }
 
 // Copies the entries of a cell sorted by min x (ties by position, so deterministic), padded.
@@ -328,7 +314,6 @@ void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> ce
     kernel(Arrays(scratch.sorted), std::span<const CellRange>(&whole, 1), true, keys);
   }
 }
-
 
 void append_box_pairs(const EntryArrays& entries, CellRange range, const Box& box, std::uint8_t box_owner,
                       std::uint32_t box_id, Kernel wanted, KeyBuffer& keys) {

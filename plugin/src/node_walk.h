@@ -23,10 +23,7 @@ bool for_children_in_range(const std::vector<Node>& nodes, const Node& node, con
     for (std::uint32_t y = lo[1]; y <= hi[1]; ++y) {
       for (std::uint32_t x = lo[0]; x <= hi[0]; ++x) {
         const std::uint32_t index = child_index(x, y, z);
-        if (!((node.child_mask >> index) & 1u)) continue;
-        const std::uint64_t below = node.child_mask & ((std::uint64_t{1} << index) - 1);
-        const std::uint32_t child = node.first_child + count_bits(below);
-        if (!visit(nodes[child])) return false;
+        if (node.has_child(index) && !visit(nodes[node.child(index)])) return false;
       }
     }
   }

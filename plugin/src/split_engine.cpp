@@ -120,7 +120,6 @@ inline constexpr std::uint32_t kTwoLevelSamples = 1024;
          static_cast<float>(staying) <= config.max_staying_share * static_cast<float>(sampled);
 }
 
-
 /// Entries coded and scattered as one unit of parallel work: each thread gets about this many
 /// chunks of a level, so that a slow one can be balanced by the others ...
 constexpr std::uint32_t kChunksPerThread = 4;
@@ -474,9 +473,8 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
     nodes_[n].first_child = static_cast<std::uint32_t>(nodes_.size());
     for (std::uint32_t b = 0; b < 64; ++b) {
       if (!((mask >> b) & 1u)) continue;
-      const std::uint32_t cell[3] = {(at.cell[0] << 2) + (b & 3u), (at.cell[1] << 2) + ((b >> 2) & 3u),
-                                     (at.cell[2] << 2) + (b >> 4)};
-      place(bucket(b, cell), cell, at.level + 1);
+      const auto cell = child_cell(at.cell, b);
+      place(bucket(b, cell.data()), cell.data(), at.level + 1);
     }
   };
   if constexpr (!Coding::kTwoLevels) {
@@ -497,12 +495,13 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
     }
     nodes_[node.node].child_mask = child_mask;
     nodes_[node.node].first_child = static_cast<std::uint32_t>(nodes_.size());
+    const Node root = nodes_[node.node];  // a copy: the pushes move the nodes
     for (std::uint32_t c = 0; c < 64; ++c) {
-      if ((child_mask >> c) & 1u) nodes_.push_back(Node{{c & 3u, (c >> 2) & 3u, c >> 4}, 1, 0, 0, 0, 0, 0, 0});
+      if (root.has_child(c)) nodes_.push_back(Node{child_cell(root.cell, c), 1, 0, 0, 0, 0, 0, 0});
     }
     const auto grandchild = [](std::uint32_t, const std::uint32_t* cell) { return cell[0] + 16 * cell[1] + 256 * cell[2]; };
-    for (std::uint32_t c = 0, child = nodes_[node.node].first_child; c < 64; ++c) {
-      if ((child_mask >> c) & 1u) place_children_of(child++, grandchild_masks[c], grandchild);
+    for (std::uint32_t c = 0, child = root.first_child; c < 64; ++c) {
+      if (root.has_child(c)) place_children_of(child++, grandchild_masks[c], grandchild);
     }
   }
 }

@@ -18,10 +18,19 @@
 
 namespace agrid::detail {
 
+/// Set bits of x. Plain x86-64 has no popcount instruction and std::popcount would call into
+/// libgcc; this is the branch-free bit-slicing count, inlined.
+[[nodiscard]] constexpr std::uint32_t count_bits(std::uint64_t x) noexcept {
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<std::uint32_t>((x * 0x0101010101010101ull) >> 56);
+}
+
 /// One cell. Nodes are stored breadth first; the children of a node are contiguous, in
 /// ascending order of their index x + 4y + 16z within the parent.
 struct Node {
-  std::uint32_t cell[3];        ///< Cell coordinates at `level` (lattice >> level_shift).
+  std::array<std::uint32_t, 3> cell;  ///< Cell coordinates at `level` (lattice >> level_shift).
   std::uint32_t level;          ///< 0 for the root.
   std::uint64_t child_mask;     ///< Bit x + 4y + 16z set iff that child exists; 0 for a leaf.
   std::uint32_t first_child;    ///< Index of the lowest existing child.
@@ -31,16 +40,12 @@ struct Node {
   std::uint32_t leaf_end;
 
   [[nodiscard]] bool is_leaf() const noexcept { return child_mask == 0; }
+  [[nodiscard]] bool has_child(std::uint32_t index) const noexcept { return ((child_mask >> index) & 1u) != 0; }
+  /// The node index of child `index`, which exists.
+  [[nodiscard]] std::uint32_t child(std::uint32_t index) const noexcept {
+    return first_child + count_bits(child_mask & ((std::uint64_t{1} << index) - 1));
+  }
 };
-
-/// Set bits of x. Plain x86-64 has no popcount instruction and std::popcount would call into
-/// libgcc; this is the branch-free bit-slicing count, inlined.
-[[nodiscard]] constexpr std::uint32_t count_bits(std::uint64_t x) noexcept {
-  x -= (x >> 1) & 0x5555555555555555ull;
-  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-  return static_cast<std::uint32_t>((x * 0x0101010101010101ull) >> 56);
-}
 
 /// A node waiting to be split, with its entries [begin, end) in the level's records.
 struct PendingNode {
