@@ -11,9 +11,11 @@ namespace agrid::detail {
   return x + 4 * y + 16 * z;
 }
 
+/// A cell's coordinates at its level (lattice coordinates >> level_shift).
+using CellCoords = std::array<std::uint32_t, 3>;
+
 /// Cell coordinates, one level down, of child `index` of the cell `parent`.
-[[nodiscard]] constexpr std::array<std::uint32_t, 3> child_cell(const std::array<std::uint32_t, 3>& parent,
-                                                                   std::uint32_t index) noexcept {
+[[nodiscard]] constexpr CellCoords child_cell(const CellCoords& parent, std::uint32_t index) noexcept {
   return {(parent[0] << 2) + (index & 3u), (parent[1] << 2) + ((index >> 2) & 3u), (parent[2] << 2) + (index >> 4)};
 }
 

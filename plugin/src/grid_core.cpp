@@ -40,7 +40,7 @@ void GridCore::start_forest(const Lattice& lattice) noexcept {
   stats_ = GridStats{};
 }
 
-std::uint32_t GridCore::add_subtree(std::span<const WorkEntry> records, const std::uint32_t cell[3],
+std::uint32_t GridCore::add_subtree(std::span<const WorkEntry> records, const CellCoords& cell,
                                     std::uint32_t level) {
   const std::uint32_t root = cells_.split_subtree_root(records, cell, level);
   cells_.split_all_levels();

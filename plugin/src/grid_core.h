@@ -30,7 +30,7 @@ class GridCore {
   void start_forest(const Lattice& lattice) noexcept;
   /// Adds the subtree of the cell at (cell, level) holding `records` (owner bits relative to
   /// it) to the forest; returns its root's node index.
-  std::uint32_t add_subtree(std::span<const WorkEntry> records, const std::uint32_t cell[3], std::uint32_t level);
+  std::uint32_t add_subtree(std::span<const WorkEntry> records, const CellCoords& cell, std::uint32_t level);
   /// Ends a forest of boxes with ids below `id_limit`: pads the entry arrays for the kernels and
   /// fills in the stats.
   void finish(std::uint32_t id_limit);

@@ -240,7 +240,7 @@ void SplitEngine::split_root(std::span<const Box> boxes) {
     grow_to(next_entries_, expected);
     leaf_.reserve(expected + kKernelPadding);
   }
-  nodes_.push_back(Node{{0, 0, 0}, 0, 0, 0, 0, 0, 0, 0});
+  nodes_.push_back(Node{});
   pending_.assign(1, PendingNode{0, 0, count});
   const BoxSource source{boxes.data()};
   // Many boxes: the root's children would all split again, so distribute the boxes straight to
@@ -268,11 +268,11 @@ bool SplitEngine::try_two_levels(const Source& source, std::span<const Box> boxe
   return true;
 }
 
-std::uint32_t SplitEngine::split_subtree_root(std::span<const WorkEntry> records, const std::uint32_t cell[3],
+std::uint32_t SplitEngine::split_subtree_root(std::span<const WorkEntry> records, const CellCoords& cell,
                                               std::uint32_t level) {
   const auto root = static_cast<std::uint32_t>(nodes_.size());
   const auto count = static_cast<std::uint32_t>(records.size());
-  nodes_.push_back(Node{{cell[0], cell[1], cell[2]}, level, 0, 0, 0, 0, 0, 0});
+  nodes_.push_back(Node{cell, level, 0, 0, 0, 0, 0, 0});
   depth_ = std::max(depth_, level);
   pending_.assign(1, PendingNode{root, 0, count});
   const RecordSource source{records.data()};
@@ -456,7 +456,7 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
   // A child gets a slice of the leaf entries or of the next level's records; each chunk writes
   // its part of every slice, in order.
   std::uint64_t* leaf_bits = leaf_buckets_.data() + std::size_t{p - batch_first_} * bucket_words_;
-  const auto place = [&](std::uint32_t bucket, const std::uint32_t cell[3], std::uint32_t level) {
+  const auto place = [&](std::uint32_t bucket, const CellCoords& cell, std::uint32_t level) {
     bool is_leaf = false;
     std::uint32_t at = add_child(cell, level, totals[bucket], is_leaf);
     if (is_leaf) leaf_bits[bucket / kBucketsPerWord] |= std::uint64_t{1} << (bucket % kBucketsPerWord);
@@ -474,13 +474,13 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
     for (std::uint32_t b = 0; b < 64; ++b) {
       if (!((mask >> b) & 1u)) continue;
       const auto cell = child_cell(at.cell, b);
-      place(bucket(b, cell.data()), cell.data(), at.level + 1);
+      place(bucket(b, cell), cell, at.level + 1);
     }
   };
   if constexpr (!Coding::kTwoLevels) {
     std::uint64_t mask = 0;
     for (std::uint32_t b = 0; b < Coding::kBuckets; ++b) mask |= std::uint64_t{totals[b] != 0} << b;
-    place_children_of(node.node, mask, [](std::uint32_t b, const std::uint32_t*) { return b; });
+    place_children_of(node.node, mask, [](std::uint32_t b, const CellCoords&) { return b; });
   } else {
     // The root's children that hold grandchildren, then the grandchildren grouped by parent,
     // each group in ascending order: breadth first, as a one-level split at a time makes them.
@@ -499,17 +499,17 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
     for (std::uint32_t c = 0; c < 64; ++c) {
       if (root.has_child(c)) nodes_.push_back(Node{child_cell(root.cell, c), 1, 0, 0, 0, 0, 0, 0});
     }
-    const auto grandchild = [](std::uint32_t, const std::uint32_t* cell) { return cell[0] + 16 * cell[1] + 256 * cell[2]; };
+    const auto grandchild = [](std::uint32_t, const CellCoords& cell) { return cell[0] + 16 * cell[1] + 256 * cell[2]; };
     for (std::uint32_t c = 0, child = root.first_child; c < 64; ++c) {
       if (root.has_child(c)) place_children_of(child++, grandchild_masks[c], grandchild);
     }
   }
 }
 
-std::uint32_t SplitEngine::add_child(const std::uint32_t cell[3], std::uint32_t level, std::uint32_t count,
+std::uint32_t SplitEngine::add_child(const CellCoords& cell, std::uint32_t level, std::uint32_t count,
                                      bool& is_leaf) {
   const auto child = static_cast<std::uint32_t>(nodes_.size());
-  nodes_.push_back(Node{{cell[0], cell[1], cell[2]}, level, 0, 0, 0, 0, 0, 0});
+  nodes_.push_back(Node{cell, level, 0, 0, 0, 0, 0, 0});
   depth_ = std::max(depth_, level);
   if (child_is_finished(count, capacity_, level) && finish_ == Finish::leaf) {
     is_leaf = true;

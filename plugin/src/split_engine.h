@@ -30,7 +30,7 @@ namespace agrid::detail {
 /// One cell. Nodes are stored breadth first; the children of a node are contiguous, in
 /// ascending order of their index x + 4y + 16z within the parent.
 struct Node {
-  std::array<std::uint32_t, 3> cell;  ///< Cell coordinates at `level` (lattice >> level_shift).
+  CellCoords cell;              ///< Cell coordinates at `level`.
   std::uint32_t level;          ///< 0 for the root.
   std::uint64_t child_mask;     ///< Bit x + 4y + 16z set iff that child exists; 0 for a leaf.
   std::uint32_t first_child;    ///< Index of the lowest existing child.
@@ -110,7 +110,7 @@ class SplitEngine {
   /// Adds the cell at (cell, level) holding `records` (owner bits relative to it) as the root of
   /// a new subtree and splits it once; returns the root's node index. `records` must outlive
   /// the next advance().
-  std::uint32_t split_subtree_root(std::span<const WorkEntry> records, const std::uint32_t cell[3], std::uint32_t level);
+  std::uint32_t split_subtree_root(std::span<const WorkEntry> records, const CellCoords& cell, std::uint32_t level);
   /// Splits every pending cell once.
   void split_level();
   /// Makes the level just split the current one: its children are the pending cells.
@@ -164,7 +164,7 @@ class SplitEngine {
   void finish_unsplit(const PendingNode& p, const Source& source);
   /// Adds a child of `count` entries; returns where its first entry goes: in the leaf entries
   /// (is_leaf set) or in the next level's records.
-  std::uint32_t add_child(const std::uint32_t cell[3], std::uint32_t level, std::uint32_t count, bool& is_leaf);
+  std::uint32_t add_child(const CellCoords& cell, std::uint32_t level, std::uint32_t count, bool& is_leaf);
   template <class Coding, class Source>
   void scatter_chunks(const Coding& coding, const Source& source);
   template <class Body>

@@ -119,7 +119,7 @@ void Tree::Impl::run_task(std::uint32_t t) {
     for (std::uint32_t i = task.first_cell; i < task.end_cell; ++i) {
       const FinishedCell& cell = cells[i];
       const detail::Node& node = coarse.nodes()[cell.node];
-      places[cell.node] = {grid_index, grid.add_subtree(std::span(coarse.records(cell), cell.count), node.cell.data(), node.level)};
+      places[cell.node] = {grid_index, grid.add_subtree(std::span(coarse.records(cell), cell.count), node.cell, node.level)};
     }
     grid.finish(static_cast<std::uint32_t>(input.size()));
   }
