@@ -19,12 +19,12 @@ CellsView view_of(const SplitEngine& engine) {
 
 namespace {
 
-// The first broken invariant of the entries [begin, end) of `node`; `held` are their lattice
+// The first broken invariant of the entries `range` of `node`; `held` are their lattice
 // boxes as stored (for staying entries), or null.
-const char* broken_entry(const CellsView& cells, const EntryArrays& entries, std::uint32_t begin, std::uint32_t end,
-                         const Node& node, std::uint32_t id_limit, const LatticeBox* held) {
+const char* broken_entry(const CellsView& cells, const EntryArrays& entries, CellRange range, const Node& node,
+                         std::uint32_t id_limit, const LatticeBox* held) {
   const std::uint32_t shift = level_shift(node.level);
-  for (std::uint32_t i = begin; i < end; ++i) {
+  for (std::uint32_t i = range.begin; i < range.end; ++i) {
     const Box box = entries.box(i);
     if (!is_valid(box)) return "an entry's box is invalid";
     if (entries.id[i] >= id_limit) return "an entry's id is out of range";
@@ -46,10 +46,10 @@ const char* broken_entry(const CellsView& cells, const EntryArrays& entries, std
 // The first broken invariant of node n's ranges and children.
 const char* broken_node(const CellsView& cells, std::uint32_t n, std::uint32_t leaf_size, std::uint32_t stay_size) {
   const Node& node = cells.nodes[n];
-  if (node.stay_begin > node.stay_end || node.stay_end > stay_size) return "a node's staying range is out of bounds";
-  if (node.leaf_begin > node.leaf_end || node.leaf_end > leaf_size) return "a node's leaf range is out of bounds";
+  if (node.stay.begin > node.stay.end || node.stay.end > stay_size) return "a node's staying range is out of bounds";
+  if (node.leaf.begin > node.leaf.end || node.leaf.end > leaf_size) return "a node's leaf range is out of bounds";
   if (node.is_leaf()) return nullptr;
-  if (node.leaf_end != node.leaf_begin) return "an inner node holds leaf entries";
+  if (node.leaf.size() != 0) return "an inner node holds leaf entries";
   if (node.first_child <= n || std::uint64_t{node.first_child} + count_bits(node.child_mask) > cells.nodes.size()) {
     return "a node's children are not after it in the node array";
   }
@@ -77,21 +77,21 @@ const char* broken_cell_invariant(const CellsView& cells, std::uint32_t id_limit
   thread_local std::vector<std::uint8_t> stay_held;
   leaf_held.assign(leaf_size, 0);
   stay_held.assign(stay_size, 0);
-  const auto hold = [](std::vector<std::uint8_t>& held, std::uint32_t begin, std::uint32_t end) {
+  const auto hold = [](std::vector<std::uint8_t>& held, CellRange range) {
     bool once = true;
-    for (std::uint32_t i = begin; i < end; ++i) once &= held[i]++ == 0;
+    for (std::uint32_t i = range.begin; i < range.end; ++i) once &= held[i]++ == 0;
     return once;
   };
   std::uint32_t cells_of_two = 0;
   for (std::uint32_t n = 0; n < cells.nodes.size(); ++n) {
     if (const char* problem = broken_node(cells, n, leaf_size, stay_size)) return problem;
     const Node& node = cells.nodes[n];
-    const char* problem = broken_entry(cells, cells.stay, node.stay_begin, node.stay_end, node, id_limit, cells.stay_lattice.data());
-    if (problem == nullptr) problem = broken_entry(cells, cells.leaf, node.leaf_begin, node.leaf_end, node, id_limit, nullptr);
+    const char* problem = broken_entry(cells, cells.stay, node.stay, node, id_limit, cells.stay_lattice.data());
+    if (problem == nullptr) problem = broken_entry(cells, cells.leaf, node.leaf, node, id_limit, nullptr);
     if (problem != nullptr) return problem;
-    if (!hold(stay_held, node.stay_begin, node.stay_end)) return "two nodes' staying ranges overlap";
-    if (!hold(leaf_held, node.leaf_begin, node.leaf_end)) return "two leaves' ranges overlap";
-    cells_of_two += node.leaf_end - node.leaf_begin >= 2;
+    if (!hold(stay_held, node.stay)) return "two nodes' staying ranges overlap";
+    if (!hold(leaf_held, node.leaf)) return "two leaves' ranges overlap";
+    cells_of_two += node.leaf.size() >= 2;
   }
   const auto all_held = [](const std::vector<std::uint8_t>& held) {
     return std::find(held.begin(), held.end(), std::uint8_t{0}) == held.end();
@@ -100,7 +100,7 @@ const char* broken_cell_invariant(const CellsView& cells, std::uint32_t id_limit
   if (!all_held(stay_held)) return "a staying entry is in no node";
   if (cells.leaf_cells.size() != cells_of_two) return "leaf_cells does not list every leaf of two entries or more";
   for (const CellRange& c : cells.leaf_cells) {
-    if (c.end > leaf_size || c.end - c.begin < 2) return "leaf_cells lists a range that is no leaf of two entries";
+    if (c.end > leaf_size || c.size() < 2) return "leaf_cells lists a range that is no leaf of two entries";
   }
   return nullptr;
 }

@@ -12,11 +12,10 @@ void GridCore::collect_pair_keys() {
   const std::vector<Node>& nodes = cells_.nodes();
   for (std::uint32_t n = 0; n < nodes.size(); ++n) {
     const Node& node = nodes[n];
-    if (node.stay_end == node.stay_begin) continue;
-    const CellRange stays{node.stay_begin, node.stay_end};
-    append_cell_pairs(stay, std::span(&stays, 1), config_.sweep_threshold, config_.kernel, sweep_scratch_, pair_keys_);
+    if (node.stay.size() == 0) continue;
+    append_cell_pairs(stay, std::span(&node.stay, 1), config_.sweep_threshold, config_.kernel, sweep_scratch_, pair_keys_);
     if (node.is_leaf()) continue;
-    for (std::uint32_t s = node.stay_begin; s < node.stay_end; ++s) {
+    for (std::uint32_t s = node.stay.begin; s < node.stay.end; ++s) {
       const Box box = stay.box(s);
       for_each_range(n, cells_.stay_lattice()[s], false, [&](const EntryArrays& e, CellRange range, std::uint8_t bits) {
         append_box_pairs(e, range, box, bits, stay.id[s], config_.kernel, pair_keys_);

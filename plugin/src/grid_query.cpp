@@ -127,10 +127,10 @@ bool GridCore::for_each_range(std::uint32_t node_index, const LatticeBox& q, boo
   const EntryArrays& leaf = cells_.leaf_entries();
   const Node& node = nodes[node_index];
   const std::uint8_t bits = query_owner_bits(q, node);
-  if (include_node_stays && node.stay_end > node.stay_begin && !visit(stay, {node.stay_begin, node.stay_end}, bits)) {
+  if (include_node_stays && node.stay.size() != 0 && !visit(stay, node.stay, bits)) {
     return false;
   }
-  if (node.is_leaf()) return node.leaf_end == node.leaf_begin || visit(leaf, {node.leaf_begin, node.leaf_end}, bits);
+  if (node.is_leaf()) return node.leaf.size() == 0 || visit(leaf, node.leaf, bits);
   return for_children_in_range(nodes, node, q, [&](const Node& child) {
     return for_each_range(static_cast<std::uint32_t>(&child - nodes.data()), q, true, visit);
   });
@@ -142,11 +142,11 @@ void GridCore::for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> v
   const Lattice& lattice = cells_.lattice();
   const PreparedSegment prepared(segment);
 
-  // Reports the entries of `e` in [begin, end) that the segment hits and `node` owns: the cell
+  // Reports the entries of `e` in `range` that the segment hits and `node` owns: the cell
   // holding the hit's owner point, so that a box held by several cells is reported once.
-  const auto visit_hits = [&](const EntryArrays& e, std::uint32_t begin, std::uint32_t end, const Node& node) {
+  const auto visit_hits = [&](const EntryArrays& e, CellRange range, const Node& node) {
     const std::uint32_t shift = level_shift(node.level);
-    for (std::uint32_t i = begin; i < end; ++i) {
+    for (std::uint32_t i = range.begin; i < range.end; ++i) {
       const Box b = e.box(i);
       double t = 0.0;
       if (!prepared.may_meet(&b.min.x, &b.max.x) || !prepared.meets(b, &t)) continue;
@@ -166,8 +166,8 @@ void GridCore::for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> v
   const SegmentWalk walk(nodes, lattice, prepared, prepared.size * kSegmentRelativePad);
   // Depth first, into the children the swept segment may cross.
   auto descend = [&](auto&& self, const Node& node) -> bool {
-    if (!visit_hits(cells_.stay_entries(), node.stay_begin, node.stay_end, node)) return false;
-    if (node.is_leaf()) return visit_hits(cells_.leaf_entries(), node.leaf_begin, node.leaf_end, node);
+    if (!visit_hits(cells_.stay_entries(), node.stay, node)) return false;
+    if (node.is_leaf()) return visit_hits(cells_.leaf_entries(), node.leaf, node);
     return walk.for_children(node, [&](const Node& child) { return self(self, child); });
   };
   descend(descend, nodes[0]);

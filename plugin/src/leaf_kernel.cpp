@@ -149,7 +149,7 @@ constexpr std::uint32_t kSmallCell = 32;
 // A small cell fits one or two registers per coordinate: loaded once, each entry is tested
 // against the lanes after it in one step per register, with no inner loop to mispredict.
 AGRID_AVX512_INLINE void avx512_small_cell(const Arrays& c, CellRange cell, KeyBuffer& keys) {
-  const std::uint32_t n = cell.end - cell.begin;
+  const std::uint32_t n = cell.size();
   const std::uint32_t b = cell.begin;
   const std::uint32_t registers = (n + 15) / 16;
   Bounds16 lanes[kSmallCell / 16];
@@ -209,7 +209,7 @@ __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& arrays, std:
   // Locals, so that stores of keys cannot be thought to change the arrays' addresses.
   const Arrays c = arrays;
   for (const CellRange cell : cells) {
-    if (!sorted && cell.end - cell.begin <= kSmallCell) {
+    if (!sorted && cell.size() <= kSmallCell) {
       avx512_small_cell(c, cell, keys);
       continue;
     }
@@ -304,13 +304,13 @@ void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> ce
   // Runs of small cells go to the kernel in one call; a large cell is sorted and swept.
   std::size_t run_begin = 0;
   for (std::size_t k = 0; k <= cells.size(); ++k) {
-    const bool large = k < cells.size() && cells[k].end - cells[k].begin > sweep_threshold;
+    const bool large = k < cells.size() && cells[k].size() > sweep_threshold;
     if (k < cells.size() && !large) continue;
     kernel(arrays, cells.subspan(run_begin, k - run_begin), false, keys);
     run_begin = k + 1;
     if (!large) continue;
     sorted_copy(entries, cells[k], scratch);
-    const CellRange whole{0, cells[k].end - cells[k].begin};
+    const CellRange whole{0, cells[k].size()};
     kernel(Arrays(scratch.sorted), std::span<const CellRange>(&whole, 1), true, keys);
   }
 }

@@ -21,6 +21,8 @@ inline constexpr std::uint32_t kKernelPadding = 16;
 struct CellRange {
   std::uint32_t begin;
   std::uint32_t end;
+
+  [[nodiscard]] std::uint32_t size() const noexcept { return end - begin; }
 };
 
 /// Scratch memory of the sort-and-sweep kernel, kept between calls.

@@ -446,10 +446,9 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
   }
 
   // Staying entries: a slice of `stay_`, each chunk writing its own part in order.
-  nodes_[node.node].stay_begin = stay_.grow(staying);
-  nodes_[node.node].stay_end = stay_.size();
+  nodes_[node.node].stay = {stay_.grow(staying), stay_.size()};
   stay_lattice_.resize(stay_.size());
-  for (std::uint32_t c = first_chunk, at = nodes_[node.node].stay_begin; c < end_chunk; ++c) {
+  for (std::uint32_t c = first_chunk, at = nodes_[node.node].stay.begin; c < end_chunk; ++c) {
     at += std::exchange(chunks_[c].staying, at);
   }
 
@@ -514,8 +513,7 @@ std::uint32_t SplitEngine::add_child(const CellCoords& cell, std::uint32_t level
   if (child_is_finished(count, capacity_, level) && finish_ == Finish::leaf) {
     is_leaf = true;
     const std::uint32_t begin = leaf_.grow(count);
-    nodes_[child].leaf_begin = begin;
-    nodes_[child].leaf_end = begin + count;
+    nodes_[child].leaf = {begin, begin + count};
     if (count >= 2) leaf_cells_.push_back({begin, begin + count});
     return begin;
   }
@@ -537,7 +535,7 @@ void SplitEngine::finish_unsplit(const PendingNode& p, const Source& source) {
     return;
   }
   Node& node = nodes_[p.node];
-  node.leaf_begin = leaf_.size();
+  node.leaf.begin = leaf_.size();
   if constexpr (std::is_same_v<Source, RecordSource>) {
     // Records are all present: one slice, written straight.
     const std::uint32_t at = leaf_.grow(p.end - p.begin) - p.begin;
@@ -553,8 +551,8 @@ void SplitEngine::finish_unsplit(const PendingNode& p, const Source& source) {
       leaf_.push(r.box(), r.id, r.owner);
     }
   }
-  node.leaf_end = leaf_.size();
-  if (node.leaf_end - node.leaf_begin >= 2) leaf_cells_.push_back({node.leaf_begin, node.leaf_end});
+  node.leaf.end = leaf_.size();
+  if (node.leaf.size() >= 2) leaf_cells_.push_back(node.leaf);
 }
 
 template <class Coding, class Source>

@@ -34,10 +34,8 @@ struct Node {
   std::uint32_t level;          ///< 0 for the root.
   std::uint64_t child_mask;     ///< Bit x + 4y + 16z set iff that child exists; 0 for a leaf.
   std::uint32_t first_child;    ///< Index of the lowest existing child.
-  std::uint32_t stay_begin;     ///< Staying entries: too large to descend, tested against
-  std::uint32_t stay_end;       ///< the whole subtree.
-  std::uint32_t leaf_begin;     ///< Leaf entries (empty for inner nodes).
-  std::uint32_t leaf_end;
+  CellRange stay;               ///< Staying entries: too large to descend, tested against the whole subtree.
+  CellRange leaf;               ///< Leaf entries (empty for inner nodes).
 
   [[nodiscard]] bool is_leaf() const noexcept { return child_mask == 0; }
   [[nodiscard]] bool has_child(std::uint32_t index) const noexcept { return ((child_mask >> index) & 1u) != 0; }

@@ -22,8 +22,8 @@ void Tree::Impl::stay_pairs_below(std::uint32_t node, std::uint32_t s, detail::K
   detail::for_children_in_range(nodes, nodes[node], q, [&](const detail::Node& child) {
     const auto c = static_cast<std::uint32_t>(&child - nodes.data());
     const std::uint8_t bits = detail::query_owner_bits(q, child);
-    if (child.stay_end > child.stay_begin) {
-      detail::append_box_pairs(stay, {child.stay_begin, child.stay_end}, box, bits, id, config.kernel, keys);
+    if (child.stay.size() != 0) {
+      detail::append_box_pairs(stay, child.stay, box, bits, id, config.kernel, keys);
     }
     const detail::CellPlace place = places[c];
     if (place.grid == detail::kNotInAGrid) {
@@ -46,10 +46,10 @@ void Tree::Impl::find_pairs(std::vector<Pair>& out) {
   stay_work.clear();
   for (std::uint32_t n = 0; n < nodes.size(); ++n) {
     const detail::Node& node = nodes[n];
-    if (node.stay_end == node.stay_begin) continue;
-    stay_work.push_back({n, node.stay_begin, node.stay_end, true});
-    for (std::uint32_t s = node.stay_begin; s < node.stay_end; s += std::min(kStaysPerWork, node.stay_end - s)) {
-      stay_work.push_back({n, s, s + std::min(kStaysPerWork, node.stay_end - s), false});
+    if (node.stay.size() == 0) continue;
+    stay_work.push_back({n, node.stay.begin, node.stay.end, true});
+    for (std::uint32_t s = node.stay.begin; s < node.stay.end; s += std::min(kStaysPerWork, node.stay.end - s)) {
+      stay_work.push_back({n, s, s + std::min(kStaysPerWork, node.stay.end - s), false});
     }
   }
   if (stay_keys.size() < stay_work.size()) stay_keys.resize(stay_work.size());

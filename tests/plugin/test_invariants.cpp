@@ -94,29 +94,29 @@ TEST(CellInvariants, TheCheckFindsDamage) {
   std::uint32_t inner = 0;
   for (std::uint32_t n = 0; n < engine.nodes().size(); ++n) {
     const detail::Node& node = engine.nodes()[n];
-    if (node.is_leaf() && node.leaf_end - node.leaf_begin >= 2) leaf = n;
+    if (node.is_leaf() && node.leaf.size() >= 2) leaf = n;
     if (!node.is_leaf()) inner = n;
   }
   ASSERT_NE(leaf, 0u);
 
   {
     CellsCopy c(engine);
-    c.nodes[leaf].leaf_end = c.leaf.size();  // reaches into the padding
+    c.nodes[leaf].leaf.end = c.leaf.size();  // reaches into the padding
     EXPECT_EQ(c.problem(count), "a node's leaf range is out of bounds");
   }
   {
     CellsCopy c(engine);
-    c.nodes[leaf].leaf_end -= 1;  // an entry in no leaf
+    c.nodes[leaf].leaf.end -= 1;  // an entry in no leaf
     EXPECT_EQ(c.problem(count), "a leaf entry is in no leaf");
   }
   {
     CellsCopy c(engine);
-    c.leaf.owner[engine.nodes()[leaf].leaf_begin] ^= 1u;
+    c.leaf.owner[engine.nodes()[leaf].leaf.begin] ^= 1u;
     EXPECT_EQ(c.problem(count), "an entry's owner bits do not say where its min corner is");
   }
   {
     CellsCopy c(engine);
-    c.leaf.id[engine.nodes()[leaf].leaf_begin] = count;
+    c.leaf.id[engine.nodes()[leaf].leaf.begin] = count;
     EXPECT_EQ(c.problem(count), "an entry's id is out of range");
   }
   {
