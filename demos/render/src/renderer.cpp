@@ -24,6 +24,8 @@ constexpr glm::vec3 kStaticColour{0.62f, 0.62f, 0.62f};
 constexpr glm::vec3 kAsleepColour{0.35f, 0.52f, 0.88f};
 constexpr glm::vec3 kAwakeColour{0.96f, 0.56f, 0.20f};
 constexpr glm::vec3 kAabbColour{0.30f, 0.90f, 0.40f};
+/// Overlay lines (DrawOptions::lines): white, apart from every state's colour and the AABBs'.
+constexpr glm::vec3 kLineColour{0.95f, 0.95f, 0.95f};
 /// The fixed light: from above, front right (towards the default camera), and its ambient share.
 constexpr glm::vec3 kLightDirection{0.4f, 1.0f, 0.6f};
 constexpr float kAmbient = 0.3f;
@@ -185,11 +187,22 @@ struct GpuMesh {
   GpuMesh& operator=(const GpuMesh&) = delete;
 };
 
-std::vector<GpuInstance> gpu_instances(const std::vector<Instance>& instances) {
+glm::vec3 colour_of(BodyState state, bool by_state) { return by_state ? colour_of(state) : kAwakeColour; }
+
+std::vector<GpuInstance> gpu_instances(const std::vector<Instance>& instances, bool by_state) {
   std::vector<GpuInstance> out;
   out.reserve(instances.size());
-  for (const Instance& i : instances) out.emplace_back(i.model, colour_of(i.state));
+  for (const Instance& i : instances) out.emplace_back(i.model, colour_of(i.state, by_state));
   return out;
+}
+
+// The segments' ends as one unindexed line mesh, drawn as a single instance at the identity.
+Mesh line_mesh(const std::vector<glm::vec3>& ends) {
+  Mesh mesh;
+  mesh.positions.assign(ends.begin(), ends.end() - static_cast<std::ptrdiff_t>(ends.size() % 2));
+  // Lines are drawn unlit: any normal will do.
+  mesh.normals.assign(mesh.positions.size(), glm::vec3(0.0f, 1.0f, 0.0f));
+  return mesh;
 }
 
 }  // namespace
@@ -277,11 +290,14 @@ void Renderer::draw(const Snapshot& snapshot, const DrawOptions& options, int wi
   glUniform1f(gpu_->ambient, kAmbient);
   glUniform1i(gpu_->lit, GL_TRUE);
 
-  gpu_->draw(*gpu_->cube, gpu_instances(snapshot.boxes));
-  gpu_->draw(*gpu_->sphere, gpu_instances(snapshot.spheres));
-  gpu_->draw(*gpu_->cylinder, gpu_instances(snapshot.cylinders));
+  const bool by_state = options.colour_by_state;
+  gpu_->draw(*gpu_->cube, gpu_instances(snapshot.boxes, by_state));
+  gpu_->draw(*gpu_->sphere, gpu_instances(snapshot.spheres, by_state));
+  gpu_->draw(*gpu_->cylinder, gpu_instances(snapshot.cylinders, by_state));
   std::unordered_map<const Mesh*, std::vector<GpuInstance>> by_mesh;
-  for (const MeshInstance& m : snapshot.meshes) by_mesh[m.mesh].emplace_back(m.instance.model, colour_of(m.instance.state));
+  for (const MeshInstance& m : snapshot.meshes) {
+    by_mesh[m.mesh].emplace_back(m.instance.model, colour_of(m.instance.state, by_state));
+  }
   for (const auto& [mesh, batch] : by_mesh) gpu_->draw(gpu_->uploaded(*mesh), batch);
 
   if (options.aabbs) {
@@ -295,6 +311,12 @@ void Renderer::draw(const Snapshot& snapshot, const DrawOptions& options, int wi
     }
     glUniform1i(gpu_->lit, GL_FALSE);
     gpu_->draw(*gpu_->edges, boxes);
+  }
+  if (options.lines.size() >= 2) {
+    // The segments change every frame: a buffer of their own, uploaded and freed here.
+    const GpuMesh lines(line_mesh(options.lines), GL_LINES, gpu_->instances);
+    glUniform1i(gpu_->lit, GL_FALSE);
+    gpu_->draw(lines, {GpuInstance(glm::mat4(1.0f), kLineColour)});
   }
   glBindVertexArray(0);
   glUseProgram(0);

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include <glm/vec3.hpp>
 
@@ -19,6 +20,8 @@ struct DrawOptions {
   static constexpr glm::vec3 kDefaultBackground{0.12f, 0.13f, 0.16f};
 
   bool aabbs = false;                   ///< Overlay every object's AABB as a wireframe.
+  bool colour_by_state = true;          ///< Colour by BodyState; false: every shape the awake colour.
+  std::vector<glm::vec3> lines;         ///< Line segments to overlay, two ends each (a viewer's pairs).
   std::optional<Camera> camera;         ///< Default: Camera::framing(snapshot.bounds).
   glm::vec3 background = kDefaultBackground;
 };
