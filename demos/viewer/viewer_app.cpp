@@ -1,0 +1,147 @@
+#include "viewer_app.h"
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "agrid_render/image.h"
+#include "agrid_render/renderer.h"
+#include "agrid_render/snapshot.h"
+#include "frame_rate.h"
+#include "orbit_camera.h"
+#include "simulation.h"
+#include "viewer_input.h"
+#include "viewer_panel.h"
+#include "viewer_window.h"
+
+namespace agrid::viewer {
+namespace {
+
+/// The longest frame time WASD flies for: a stalled frame must not throw the camera far away.
+constexpr float kMaxFlySeconds = 0.1f;
+
+/// Everything a frame works on.
+class Viewer {
+ public:
+  explicit Viewer(const Options& options)
+      : options_(options),
+        window_("agrid-viewer", !options.quit),  // measuring: never wait for the screen
+        simulation_(options.scene, options.bodies, options.seed, options.broadphase, options.threads) {
+    install_input_callbacks(window_.handle(), events_);
+    panel_.threads = static_cast<int>(simulation_.threads());
+    camera_.frame(render::take_snapshot(simulation_.world(), meshes_).bounds);
+  }
+
+  int run() {
+    while (!window_.should_close()) {
+      events_ = {};
+      window_.poll_events();
+      control_.update(window_.handle(), events_, frame_seconds(), camera_);
+      const bool last_frame = options_.quit ? scripted_step() : interactive_step();
+      draw_scene();
+      if (last_frame && !options_.screenshot.empty()) render::write_png(options_.screenshot, window_.read_back_buffer());
+      window_.begin_gui();
+      const PanelRequests requests = draw_panel(simulation_, frame_rate_, paused_, panel_);
+      window_.end_frame();
+      frame_rate_.frame();
+      apply(requests);
+      if (last_frame) break;
+    }
+    if (options_.report_fps) report_fps();
+    return 0;
+  }
+
+ private:
+  float frame_seconds() {
+    const auto now = std::chrono::steady_clock::now();
+    const float seconds = std::chrono::duration<float>(now - last_frame_).count();
+    last_frame_ = now;
+    return seconds < kMaxFlySeconds ? seconds : kMaxFlySeconds;
+  }
+
+  // --quit: one step a frame until --steps, switching broadphase halfway if asked; true on the
+  // frame after the last step (or the first frame, for --steps 0).
+  bool scripted_step() {
+    if (scripted_steps_ < options_.steps) {
+      if (options_.switch_to && scripted_steps_ == options_.steps / 2) rebuild(*options_.switch_to);
+      simulation_.step();
+      ++scripted_steps_;
+    }
+    return scripted_steps_ == options_.steps;
+  }
+
+  // The window's keys, then one step unless paused.
+  bool interactive_step() {
+    if (events_.toggle_pause) paused_ = !paused_;
+    if (events_.reset) reset();
+    if (events_.shoot) simulation_.shoot_box(camera_.eye(), camera_.forward());
+    if (!paused_ || events_.single_step) simulation_.step();
+    return false;
+  }
+
+  void apply(const PanelRequests& requests) {
+    if (requests.switch_to) rebuild(*requests.switch_to);
+    if (requests.threads) simulation_.set_threads(*requests.threads);
+    if (requests.toggle_pause) paused_ = !paused_;
+    if (requests.single_step) simulation_.step();
+    if (requests.reset) reset();
+  }
+
+  // The old world's shapes are freed: so must be the meshes made of them.
+  void rebuild(scenes::BroadphaseKind kind) {
+    simulation_.rebuild(kind);
+    meshes_.clear();
+    renderer_.forget_meshes();
+  }
+
+  void reset() {
+    rebuild(simulation_.kind());
+    camera_.frame(render::take_snapshot(simulation_.world(), meshes_).bounds);
+  }
+
+  void draw_scene() {
+    int width = 0;
+    int height = 0;
+    window_.framebuffer_size(width, height);
+    if (width <= 0 || height <= 0) return;  // minimised
+    const render::Snapshot snapshot = render::take_snapshot(simulation_.world(), meshes_);
+    render::DrawOptions draw;
+    draw.camera = camera_.camera();
+    draw.aabbs = panel_.overlays.aabbs;
+    draw.colour_by_state = panel_.overlays.colour_by_state;
+    if (panel_.overlays.pairs) draw.lines = simulation_.pair_lines();
+    renderer_.draw(snapshot, draw, width, height);
+  }
+
+  void report_fps() const {
+    const BroadphaseTotals& totals = simulation_.totals()[static_cast<std::size_t>(simulation_.kind())];
+    std::printf("agrid-viewer: %.1f frames per second (%llu frames in %.2f s; %s, %u bodies, %s, %u threads; "
+                "mean step %.2f ms, broadphase %.3f ms)\n",
+                frame_rate_.overall(), static_cast<unsigned long long>(frame_rate_.frames()), frame_rate_.seconds(),
+                simulation_.scene().c_str(), simulation_.bodies(), std::string(scenes::name(simulation_.kind())).c_str(),
+                simulation_.threads(), totals.mean_step_ms(), totals.mean_broadphase_ms());
+  }
+
+  const Options& options_;
+  ViewerWindow window_;  // first: the GL context everything below draws with
+  render::Renderer renderer_;
+  render::MeshCache meshes_;
+  Simulation simulation_;
+  OrbitCamera camera_;
+  CameraControl control_;
+  InputEvents events_;
+  PanelState panel_;
+  FrameRate frame_rate_;
+  std::chrono::steady_clock::time_point last_frame_ = std::chrono::steady_clock::now();
+  std::uint32_t scripted_steps_ = 0;
+  bool paused_ = false;
+};
+
+}  // namespace
+
+int run_viewer(const Options& options) {
+  Viewer viewer(options);
+  return viewer.run();
+}
+
+}  // namespace agrid::viewer

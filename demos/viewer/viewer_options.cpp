@@ -1,0 +1,80 @@
+#include "viewer_options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <map>
+#include <vector>
+
+#include "agrid_scenes/bullet_worlds.h"
+
+namespace agrid::viewer {
+namespace {
+
+using scenes::BroadphaseKind;
+
+// The broadphases the viewer switches between (simple, the O(n^2) oracle, would stall a window).
+const std::map<std::string, BroadphaseKind>& broadphase_names() {
+  static const std::map<std::string, BroadphaseKind> names = {
+      {"dbvt", BroadphaseKind::dbvt}, {"sap", BroadphaseKind::sap}, {"agrid", BroadphaseKind::agrid}};
+  return names;
+}
+
+std::vector<std::string> accepted_scene_names() {
+  std::vector<std::string> names;
+  for (const scenes::WorldSceneInfo& scene : scenes::world_scenes()) {
+    names.emplace_back(scene.name);
+    if (!scene.short_name.empty()) names.emplace_back(scene.short_name);
+  }
+  return names;
+}
+
+void add_options(CLI::App& app, Options& o, std::string& switch_to) {
+  app.add_option("--scene", o.scene, "Scene of agrid-demo's library (pile, scatter, ..., bench-1 ... bench-8)")
+      ->check(CLI::IsMember(accepted_scene_names()))
+      ->capture_default_str();
+  app.add_option("--bodies", o.bodies, "Bodies (the bench-* scenes have their own)")
+      ->check(CLI::Range(1u, 10000000u))
+      ->capture_default_str();
+  app.add_option("--broadphase", o.broadphase, "dbvt, sap or agrid (switch live in the panel)")
+      ->transform(CLI::CheckedTransformer(broadphase_names(), CLI::ignore_case))
+      ->default_str("agrid");
+  app.add_option("--threads", o.threads, "Threads for agrid (default: all cores)")->check(CLI::Range(1u, 1024u));
+  app.add_option("--seed", o.seed, "Seed of the scene's random numbers")->capture_default_str();
+  CLI::Option* quit = app.add_flag("--quit", o.quit, "Step --steps times, draw, write --screenshot if given, exit");
+  app.add_option("--steps", o.steps, "Steps before --quit exits")
+      ->check(CLI::Range(0u, 1000000u))
+      ->needs(quit)
+      ->capture_default_str();
+  app.add_option("--screenshot", o.screenshot, "With --quit: PNG of the scene as drawn in the window at the end")
+      ->needs(quit);
+  app.add_option("--switch-to", switch_to, "With --quit: rebuild the world on this broadphase after half the steps")
+      ->check(CLI::IsMember({"dbvt", "sap", "agrid"}))
+      ->needs(quit);
+  app.add_flag("--report-fps", o.report_fps, "Print the frames per second on exit");
+}
+
+}  // namespace
+
+Parsed parse_options(int argc, char** argv) {
+  CLI::App app{"agrid-viewer: a Bullet scene in a window, its broadphase switched live between "
+               "btDbvtBroadphase, bt32BitAxisSweep3 and btAdaptiveGridBroadphase"};
+  Parsed parsed;
+  std::string switch_to;
+  add_options(app, parsed.options, switch_to);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    parsed.exit_code = app.exit(e);
+    return parsed;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "agrid-viewer: %s\nrun 'agrid-viewer --help' for usage\n", e.what());
+    parsed.exit_code = kUsageError;
+    return parsed;
+  }
+  parsed.options.scene = std::string(scenes::find_world_scene(parsed.options.scene)->name);
+  if (!switch_to.empty()) parsed.options.switch_to = broadphase_names().at(switch_to);
+  return parsed;
+}
+
+}  // namespace agrid::viewer

@@ -1,0 +1,114 @@
+#include "viewer_panel.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <array>
+#include <cfloat>
+#include <string>
+
+#include <tbb/info.h>
+
+namespace agrid::viewer {
+namespace {
+
+using scenes::BroadphaseKind;
+
+/// The broadphases offered (simple, the O(n^2) oracle, would stall the window).
+constexpr std::array kSwitchable = {BroadphaseKind::dbvt, BroadphaseKind::sap, BroadphaseKind::agrid};
+/// The panel's place and width at first; the user may move and resize it.
+const ImVec2 kPanelPosition{10.0f, 10.0f};
+const ImVec2 kPanelSize{380.0f, 0.0f};
+/// Height of each plot, in pixels.
+constexpr float kPlotHeight = 60.0f;
+/// The thread slider goes to twice the machine's cores, to see oversubscription too.
+constexpr int kThreadSliderCoresFactor = 2;
+
+std::string label_of(BroadphaseKind kind) { return std::string(scenes::name(kind)); }
+
+void broadphase_switch(const Simulation& simulation, PanelRequests& requests) {
+  ImGui::TextUnformatted("Broadphase (rebuilds from the start):");
+  for (const BroadphaseKind kind : kSwitchable) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(label_of(kind).c_str(), simulation.kind() == kind) && simulation.kind() != kind) {
+      requests.switch_to = kind;
+    }
+  }
+}
+
+void controls(const Simulation& simulation, bool paused, PanelState& state, PanelRequests& requests) {
+  const int max_threads = kThreadSliderCoresFactor * tbb::info::default_concurrency();
+  if (ImGui::SliderInt("agrid threads", &state.threads, 1, max_threads)) {
+    requests.threads = static_cast<unsigned>(std::clamp(state.threads, 1, max_threads));
+  }
+  if (ImGui::Button(paused ? "Run (space)" : "Pause (space)")) requests.toggle_pause = true;
+  ImGui::SameLine();
+  if (ImGui::Button("Step (N)")) requests.single_step = true;
+  ImGui::SameLine();
+  if (ImGui::Button("Reset (R)")) requests.reset = true;
+  ImGui::Checkbox("AABBs", &state.overlays.aabbs);
+  ImGui::SameLine();
+  ImGui::Checkbox("pairs", &state.overlays.pairs);
+  ImGui::SameLine();
+  ImGui::Checkbox("colour by state", &state.overlays.colour_by_state);
+  ImGui::Text("%s, %u bodies, step %llu", simulation.scene().c_str(), simulation.bodies(),
+              static_cast<unsigned long long>(simulation.steps()));
+}
+
+// One series of the history, newest value in the label.
+void plot(const char* label, const char* unit, const std::vector<float>& values, std::size_t oldest) {
+  const float newest = values.empty() ? 0.0f : values[(oldest + values.size() - 1) % values.size()];
+  const std::string overlay = std::to_string(newest) + " " + unit;
+  ImGui::PlotLines(label, values.data(), static_cast<int>(values.size()), static_cast<int>(oldest), overlay.c_str(),
+                   0.0f, FLT_MAX, ImVec2(0.0f, kPlotHeight));
+}
+
+void plots(const StepHistory& history) {
+  plot("step", "ms", history.step_ms(), history.oldest());
+  plot("broadphase", "ms", history.broadphase_ms(), history.oldest());
+  plot("pairs", "", history.pairs(), history.oldest());
+}
+
+// The A/B table: the mean costs of each broadphase run so far in this session.
+void ab_table(const Simulation& simulation) {
+  ImGui::TextUnformatted("A/B, means over every step run so far:");
+  if (!ImGui::BeginTable("ab", 4, ImGuiTableFlags_Borders)) return;
+  ImGui::TableSetupColumn("broadphase");
+  ImGui::TableSetupColumn("steps");
+  ImGui::TableSetupColumn("bp ms");
+  ImGui::TableSetupColumn("step ms");
+  ImGui::TableHeadersRow();
+  for (const BroadphaseKind kind : kSwitchable) {
+    const BroadphaseTotals& totals = simulation.totals()[static_cast<std::size_t>(kind)];
+    if (totals.steps == 0) continue;
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(label_of(kind).c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%llu", static_cast<unsigned long long>(totals.steps));
+    ImGui::TableNextColumn();
+    ImGui::Text("%.3f", totals.mean_broadphase_ms());
+    ImGui::TableNextColumn();
+    ImGui::Text("%.3f", totals.mean_step_ms());
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+PanelRequests draw_panel(const Simulation& simulation, const FrameRate& frame_rate, bool paused, PanelState& state) {
+  PanelRequests requests;
+  ImGui::SetNextWindowPos(kPanelPosition, ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(kPanelSize, ImGuiCond_FirstUseEver);
+  ImGui::Begin("agrid-viewer");
+  ImGui::Text("%.1f frames per second", frame_rate.recent());
+  broadphase_switch(simulation, requests);
+  controls(simulation, paused, state, requests);
+  plots(simulation.history());
+  ab_table(simulation);
+  ImGui::TextUnformatted("Drag: orbit; right/middle drag: pan; wheel: zoom;\nWASD: fly; B: shoot a box");
+  ImGui::End();
+  return requests;
+}
+
+}  // namespace agrid::viewer
