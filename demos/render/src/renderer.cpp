@@ -316,7 +316,10 @@ void Renderer::draw(const Snapshot& snapshot, const DrawOptions& options, int wi
     // The segments change every frame: a buffer of their own, uploaded and freed here.
     const GpuMesh lines(line_mesh(options.lines), GL_LINES, gpu_->instances);
     glUniform1i(gpu_->lit, GL_FALSE);
+    // Over everything: pairs join centres, which lie inside the shapes that would hide them.
+    glDisable(GL_DEPTH_TEST);
     gpu_->draw(lines, {GpuInstance(glm::mat4(1.0f), kLineColour)});
+    glEnable(GL_DEPTH_TEST);
   }
   glBindVertexArray(0);
   glUseProgram(0);

@@ -21,7 +21,7 @@ struct DrawOptions {
 
   bool aabbs = false;                   ///< Overlay every object's AABB as a wireframe.
   bool colour_by_state = true;          ///< Colour by BodyState; false: every shape the awake colour.
-  std::vector<glm::vec3> lines;         ///< Line segments to overlay, two ends each (a viewer's pairs).
+  std::vector<glm::vec3> lines;         ///< Segments drawn over everything, two ends each (a viewer's pairs).
   std::optional<Camera> camera;         ///< Default: Camera::framing(snapshot.bounds).
   glm::vec3 background = kDefaultBackground;
 };
