@@ -29,6 +29,8 @@ class Viewer {
         simulation_(options.scene, options.bodies, options.seed, options.broadphase, options.threads) {
     install_input_callbacks(window_.handle(), events_);
     panel_.threads = static_cast<int>(simulation_.threads());
+    panel_.overlays.aabbs = options.aabbs;
+    panel_.overlays.pairs = options.pairs;
     camera_.frame(render::take_snapshot(simulation_.world(), meshes_).bounds);
   }
 
@@ -39,10 +41,12 @@ class Viewer {
       control_.update(window_.handle(), events_, frame_seconds(), camera_);
       const bool last_frame = options_.quit ? scripted_step() : interactive_step();
       draw_scene();
-      if (last_frame && !options_.screenshot.empty()) render::write_png(options_.screenshot, window_.read_back_buffer());
+      if (last_frame && !options_.with_panel) screenshot();
       window_.begin_gui();
       const PanelRequests requests = draw_panel(simulation_, frame_rate_, paused_, panel_);
-      window_.end_frame();
+      window_.draw_gui();
+      if (last_frame && options_.with_panel) screenshot();
+      window_.swap();
       frame_rate_.frame();
       apply(requests);
       if (last_frame) break;
@@ -52,6 +56,10 @@ class Viewer {
   }
 
  private:
+  void screenshot() const {
+    if (!options_.screenshot.empty()) render::write_png(options_.screenshot, window_.read_back_buffer());
+  }
+
   float frame_seconds() {
     const auto now = std::chrono::steady_clock::now();
     const float seconds = std::chrono::duration<float>(now - last_frame_).count();

@@ -46,12 +46,18 @@ void add_options(CLI::App& app, Options& o, std::string& switch_to) {
       ->check(CLI::Range(0u, 1000000u))
       ->needs(quit)
       ->capture_default_str();
-  app.add_option("--screenshot", o.screenshot, "With --quit: PNG of the scene as drawn in the window at the end")
-      ->needs(quit);
+  CLI::Option* screenshot =
+      app.add_option("--screenshot", o.screenshot,
+                     "With --quit: PNG of the scene as drawn in the window at the end (without the panel, whose "
+                     "numbers change from run to run)")
+          ->needs(quit);
+  app.add_flag("--with-panel", o.with_panel, "The screenshot shows the panel too")->needs(screenshot);
   app.add_option("--switch-to", switch_to, "With --quit: rebuild the world on this broadphase after half the steps")
       ->check(CLI::IsMember({"dbvt", "sap", "agrid"}))
       ->needs(quit);
   app.add_flag("--report-fps", o.report_fps, "Print the frames per second on exit");
+  app.add_flag("--aabbs", o.aabbs, "Start with the AABB overlay on (a checkbox in the panel)");
+  app.add_flag("--pairs", o.pairs, "Start with the pair overlay on: a line between the centres of each cached pair");
 }
 
 }  // namespace

@@ -27,8 +27,11 @@ struct Options {
   bool quit = false;                ///< Step `steps` times, draw, then exit.
   std::uint32_t steps = kDefaultQuitSteps;
   std::string screenshot;           ///< With quit: the PNG of the last frame's scene, or empty.
+  bool with_panel = false;          ///< The screenshot shows the panel too (else the scene alone).
   std::optional<scenes::BroadphaseKind> switch_to;  ///< With quit: rebuild on it after half the steps.
   bool report_fps = false;          ///< Print the frames per second on exit.
+  bool aabbs = false;               ///< Start with the AABB overlay on.
+  bool pairs = false;               ///< Start with the pair overlay on.
 };
 
 /// The options of `argv`, or the exit code to return at once (0 after --help, kUsageError after

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cfloat>
+#include <cstdio>
 #include <string>
 
 #include <tbb/info.h>
@@ -16,20 +17,23 @@ using scenes::BroadphaseKind;
 
 /// The broadphases offered (simple, the O(n^2) oracle, would stall the window).
 constexpr std::array kSwitchable = {BroadphaseKind::dbvt, BroadphaseKind::sap, BroadphaseKind::agrid};
-/// The panel's place and width at first; the user may move and resize it.
+/// The panel's place at first; the user may move it.
 const ImVec2 kPanelPosition{10.0f, 10.0f};
-const ImVec2 kPanelSize{380.0f, 0.0f};
+/// Width of the slider and the plots, in pixels (an auto-sized panel has no width to share out).
+constexpr float kItemWidth = 280.0f;
 /// Height of each plot, in pixels.
 constexpr float kPlotHeight = 60.0f;
+/// Room for a plot's overlay: a number and its unit.
+constexpr std::size_t kOverlayChars = 32;
 /// The thread slider goes to twice the machine's cores, to see oversubscription too.
 constexpr int kThreadSliderCoresFactor = 2;
 
 std::string label_of(BroadphaseKind kind) { return std::string(scenes::name(kind)); }
 
 void broadphase_switch(const Simulation& simulation, PanelRequests& requests) {
-  ImGui::TextUnformatted("Broadphase (rebuilds from the start):");
+  ImGui::TextUnformatted("Broadphase (a switch rebuilds the world from the start):");
   for (const BroadphaseKind kind : kSwitchable) {
-    ImGui::SameLine();
+    if (kind != kSwitchable.front()) ImGui::SameLine();
     if (ImGui::RadioButton(label_of(kind).c_str(), simulation.kind() == kind) && simulation.kind() != kind) {
       requests.switch_to = kind;
     }
@@ -55,18 +59,19 @@ void controls(const Simulation& simulation, bool paused, PanelState& state, Pane
               static_cast<unsigned long long>(simulation.steps()));
 }
 
-// One series of the history, newest value in the label.
-void plot(const char* label, const char* unit, const std::vector<float>& values, std::size_t oldest) {
+// One series of the history, its newest value over the plot as `format` (one float) shows it.
+void plot(const char* label, const char* format, const std::vector<float>& values, std::size_t oldest) {
   const float newest = values.empty() ? 0.0f : values[(oldest + values.size() - 1) % values.size()];
-  const std::string overlay = std::to_string(newest) + " " + unit;
-  ImGui::PlotLines(label, values.data(), static_cast<int>(values.size()), static_cast<int>(oldest), overlay.c_str(),
+  std::array<char, kOverlayChars> overlay{};
+  std::snprintf(overlay.data(), overlay.size(), format, static_cast<double>(newest));
+  ImGui::PlotLines(label, values.data(), static_cast<int>(values.size()), static_cast<int>(oldest), overlay.data(),
                    0.0f, FLT_MAX, ImVec2(0.0f, kPlotHeight));
 }
 
 void plots(const StepHistory& history) {
-  plot("step", "ms", history.step_ms(), history.oldest());
-  plot("broadphase", "ms", history.broadphase_ms(), history.oldest());
-  plot("pairs", "", history.pairs(), history.oldest());
+  plot("step", "%.3f ms", history.step_ms(), history.oldest());
+  plot("broadphase", "%.3f ms", history.broadphase_ms(), history.oldest());
+  plot("pairs", "%.0f", history.pairs(), history.oldest());
 }
 
 // The A/B table: the mean costs of each broadphase run so far in this session.
@@ -99,14 +104,16 @@ void ab_table(const Simulation& simulation) {
 PanelRequests draw_panel(const Simulation& simulation, const FrameRate& frame_rate, bool paused, PanelState& state) {
   PanelRequests requests;
   ImGui::SetNextWindowPos(kPanelPosition, ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(kPanelSize, ImGuiCond_FirstUseEver);
-  ImGui::Begin("agrid-viewer");
+  // Sized to its contents: the A/B table grows a row with each broadphase tried.
+  ImGui::Begin("agrid-viewer", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+  ImGui::PushItemWidth(kItemWidth);
   ImGui::Text("%.1f frames per second", frame_rate.recent());
   broadphase_switch(simulation, requests);
   controls(simulation, paused, state, requests);
   plots(simulation.history());
   ab_table(simulation);
   ImGui::TextUnformatted("Drag: orbit; right/middle drag: pan; wheel: zoom;\nWASD: fly; B: shoot a box");
+  ImGui::PopItemWidth();
   ImGui::End();
   return requests;
 }

@@ -84,11 +84,12 @@ void ViewerWindow::begin_gui() const {
   ImGui::NewFrame();
 }
 
-void ViewerWindow::end_frame() const {
+void ViewerWindow::draw_gui() const {
   ImGui::Render();
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  glfwSwapBuffers(window_);
 }
+
+void ViewerWindow::swap() const { glfwSwapBuffers(window_); }
 
 render::Image ViewerWindow::read_back_buffer() const {
   render::Image image;

@@ -30,8 +30,10 @@ class ViewerWindow {
   void framebuffer_size(int& width, int& height) const;
   /// Starts an ImGui frame (after polling events).
   void begin_gui() const;
-  /// Draws the ImGui frame over the scene and shows the back buffer.
-  void end_frame() const;
+  /// Draws the ImGui frame over the scene.
+  void draw_gui() const;
+  /// Shows the back buffer.
+  void swap() const;
   /// The back buffer's pixels as they are now, rows top to bottom.
   [[nodiscard]] render::Image read_back_buffer() const;
 
