@@ -91,6 +91,11 @@ void ViewerWindow::draw_gui() const {
 
 void ViewerWindow::swap() const { glfwSwapBuffers(window_); }
 
+std::string ViewerWindow::gl_renderer() const {
+  const auto* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  return name != nullptr ? name : "unknown";
+}
+
 render::Image ViewerWindow::read_back_buffer() const {
   render::Image image;
   framebuffer_size(image.width, image.height);

@@ -2,6 +2,8 @@
 // The viewer's window: GLFW with a GL 3.3 core context, Dear ImGui on it (Debian's libimgui
 // with its GLFW and OpenGL 3 backends), and the window's pixels read back.
 
+#include <string>
+
 #include "agrid_render/image.h"
 
 struct GLFWwindow;
@@ -34,6 +36,8 @@ class ViewerWindow {
   void draw_gui() const;
   /// Shows the back buffer.
   void swap() const;
+  /// What draws: GL_RENDERER, as "llvmpipe (LLVM 15.0.6, 256 bits)" for Mesa's software GL.
+  [[nodiscard]] std::string gl_renderer() const;
   /// The back buffer's pixels as they are now, rows top to bottom.
   [[nodiscard]] render::Image read_back_buffer() const;
 
