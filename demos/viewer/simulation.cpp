@@ -44,6 +44,7 @@ void Simulation::rebuild(scenes::BroadphaseKind kind) {
   world_.reset();  // one world at a time: a 5,000-body scene twice would double the memory
   world_ = std::make_unique<scenes::BulletWorld>(scene_, kind_, bodies_, seed_);
   steps_ = 0;
+  objects_ = world_->world().getNumCollisionObjects();
   history_.clear();
 }
 
@@ -77,6 +78,7 @@ void Simulation::shoot_box(const glm::vec3& from, const glm::vec3& direction) {
   start.setOrigin(btVector3(from.x, from.y, from.z));
   btRigidBody* box = harness.add_body(shape, kShotMass, start);
   box->setLinearVelocity(btVector3(direction.x, direction.y, direction.z) * kShotSpeed);
+  ++objects_;
 }
 
 std::vector<glm::vec3> Simulation::pair_lines() {

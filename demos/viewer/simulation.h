@@ -52,7 +52,8 @@ class Simulation {
   [[nodiscard]] scenes::BroadphaseKind kind() const noexcept { return kind_; }
   [[nodiscard]] unsigned threads() const noexcept { return threads_; }
   [[nodiscard]] const std::string& scene() const noexcept { return scene_; }
-  [[nodiscard]] std::uint32_t bodies() const noexcept { return bodies_; }
+  /// Collision objects in the world: the bench-* scenes' own count, not the one asked for.
+  [[nodiscard]] int objects() const noexcept { return objects_; }
   /// Steps since the last rebuild.
   [[nodiscard]] std::uint64_t steps() const noexcept { return steps_; }
   /// The last steps' costs.
@@ -69,6 +70,7 @@ class Simulation {
   tbb::task_arena arena_;
   std::unique_ptr<scenes::BulletWorld> world_;
   std::uint64_t steps_ = 0;
+  int objects_ = 0;
   StepHistory history_;
   std::array<BroadphaseTotals, 4> totals_{};
 };

@@ -123,10 +123,10 @@ class Viewer {
 
   void report_fps() const {
     const BroadphaseTotals& totals = simulation_.totals()[static_cast<std::size_t>(simulation_.kind())];
-    std::printf("agrid-viewer: %.1f frames per second (%llu frames in %.2f s; %s, %u bodies, %s, %u threads; "
+    std::printf("agrid-viewer: %.1f frames per second (%llu frames in %.2f s; %s, %d objects, %s, %u threads; "
                 "mean step %.2f ms, broadphase %.3f ms; GL: %s)\n",
                 frame_rate_.overall(), static_cast<unsigned long long>(frame_rate_.frames()), frame_rate_.seconds(),
-                simulation_.scene().c_str(), simulation_.bodies(), std::string(scenes::name(simulation_.kind())).c_str(),
+                simulation_.scene().c_str(), simulation_.objects(), std::string(scenes::name(simulation_.kind())).c_str(),
                 simulation_.threads(), totals.mean_step_ms(), totals.mean_broadphase_ms(), window_.gl_renderer().c_str());
   }
 

@@ -55,7 +55,7 @@ void controls(const Simulation& simulation, bool paused, PanelState& state, Pane
   ImGui::Checkbox("pairs", &state.overlays.pairs);
   ImGui::SameLine();
   ImGui::Checkbox("colour by state", &state.overlays.colour_by_state);
-  ImGui::Text("%s, %u bodies, step %llu", simulation.scene().c_str(), simulation.bodies(),
+  ImGui::Text("%s, %d objects, step %llu", simulation.scene().c_str(), simulation.objects(),
               static_cast<unsigned long long>(simulation.steps()));
 }
 

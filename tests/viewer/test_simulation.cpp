@@ -42,6 +42,7 @@ TEST(Simulation, ShotBoxJoinsTheWorldAndSurvivesSteps) {
   const int objects = simulation.world().getNumCollisionObjects();
   simulation.shoot_box({0.0f, 20.0f, 40.0f}, {0.0f, 0.0f, -1.0f});
   EXPECT_EQ(simulation.world().getNumCollisionObjects(), objects + 1);
+  EXPECT_EQ(simulation.objects(), objects + 1);
   for (int i = 0; i < 10; ++i) simulation.step();
   simulation.set_threads(1);
   simulation.step();
