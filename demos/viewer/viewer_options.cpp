@@ -29,16 +29,22 @@ std::vector<std::string> accepted_scene_names() {
   return names;
 }
 
-void add_options(CLI::App& app, Options& o, std::string& switch_to) {
+// The broadphases as written on the command line, mapped to kinds after parsing.
+struct BroadphaseNames {
+  std::string broadphase = "agrid";
+  std::string switch_to;
+};
+
+void add_options(CLI::App& app, Options& o, BroadphaseNames& names) {
   app.add_option("--scene", o.scene, "Scene of agrid-demo's library (pile, scatter, ..., bench-1 ... bench-8)")
       ->check(CLI::IsMember(accepted_scene_names()))
       ->capture_default_str();
   app.add_option("--bodies", o.bodies, "Bodies (the bench-* scenes have their own)")
       ->check(CLI::Range(1u, 10000000u))
       ->capture_default_str();
-  app.add_option("--broadphase", o.broadphase, "dbvt, sap or agrid (switch live in the panel)")
-      ->transform(CLI::CheckedTransformer(broadphase_names(), CLI::ignore_case))
-      ->default_str("agrid");
+  app.add_option("--broadphase", names.broadphase, "dbvt, sap or agrid (switch live in the panel)")
+      ->check(CLI::IsMember({"dbvt", "sap", "agrid"}))
+      ->capture_default_str();
   app.add_option("--threads", o.threads, "Threads for agrid (default: all cores)")->check(CLI::Range(1u, 1024u));
   app.add_option("--seed", o.seed, "Seed of the scene's random numbers")->capture_default_str();
   CLI::Option* quit = app.add_flag("--quit", o.quit, "Step --steps times, draw, write --screenshot if given, exit");
@@ -52,7 +58,7 @@ void add_options(CLI::App& app, Options& o, std::string& switch_to) {
                      "numbers change from run to run)")
           ->needs(quit);
   app.add_flag("--with-panel", o.with_panel, "The screenshot shows the panel too")->needs(screenshot);
-  app.add_option("--switch-to", switch_to, "With --quit: rebuild the world on this broadphase after half the steps")
+  app.add_option("--switch-to", names.switch_to, "With --quit: rebuild the world on this broadphase after half the steps")
       ->check(CLI::IsMember({"dbvt", "sap", "agrid"}))
       ->needs(quit);
   app.add_flag("--report-fps", o.report_fps, "Print the frames per second on exit");
@@ -66,8 +72,8 @@ Parsed parse_options(int argc, char** argv) {
   CLI::App app{"agrid-viewer: a Bullet scene in a window, its broadphase switched live between "
                "btDbvtBroadphase, bt32BitAxisSweep3 and btAdaptiveGridBroadphase"};
   Parsed parsed;
-  std::string switch_to;
-  add_options(app, parsed.options, switch_to);
+  BroadphaseNames names;
+  add_options(app, parsed.options, names);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -79,7 +85,8 @@ Parsed parse_options(int argc, char** argv) {
     return parsed;
   }
   parsed.options.scene = std::string(scenes::find_world_scene(parsed.options.scene)->name);
-  if (!switch_to.empty()) parsed.options.switch_to = broadphase_names().at(switch_to);
+  parsed.options.broadphase = broadphase_names().at(names.broadphase);
+  if (!names.switch_to.empty()) parsed.options.switch_to = broadphase_names().at(names.switch_to);
   return parsed;
 }
 

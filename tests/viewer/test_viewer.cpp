@@ -72,8 +72,9 @@ TEST(ViewerBadFlags, ExitTwo) {
   const std::vector<std::string> bad = {
       "--bodies 0",          "--scene nowhere",          "--broadphase octree", "--broadphase simple",
       "--frobnicate",        "--bodies many",            "--threads 0",         "--screenshot x.png",
-      "--steps 10",          "--quit --switch-to octree"};
+      "--steps 10",          "--quit --switch-to octree", "--broadphase 3", "--with-panel"};
   for (const std::string& arguments : bad) EXPECT_EQ(run_viewer(arguments), kUsageError) << arguments;
+  EXPECT_EQ(run_viewer("--help > /dev/null"), 0);
 }
 
 }  // namespace
