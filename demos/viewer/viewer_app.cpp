@@ -20,6 +20,9 @@ namespace {
 /// The longest frame time WASD flies for: a stalled frame must not throw the camera far away.
 constexpr float kMaxFlySeconds = 0.1f;
 
+using Clock = std::chrono::steady_clock;
+using Milliseconds = std::chrono::duration<double, std::milli>;
+
 /// Everything a frame works on.
 class Viewer {
  public:
@@ -40,13 +43,17 @@ class Viewer {
       window_.poll_events();
       control_.update(window_.handle(), events_, frame_seconds(), camera_);
       const bool last_frame = options_.quit ? scripted_step() : interactive_step();
+      const auto drawing = Clock::now();
       draw_scene();
       if (last_frame && !options_.with_panel) screenshot();
+      const auto gui = Clock::now();
       window_.begin_gui();
       const PanelRequests requests = draw_panel(simulation_, frame_rate_, paused_, panel_);
       window_.draw_gui();
       if (last_frame && options_.with_panel) screenshot();
       window_.swap();
+      draw_ms_ += Milliseconds(gui - drawing).count();
+      gui_and_swap_ms_ += Milliseconds(Clock::now() - gui).count();
       frame_rate_.frame();
       apply(requests);
       if (last_frame) break;
@@ -121,13 +128,20 @@ class Viewer {
     renderer_.draw(snapshot, draw, width, height);
   }
 
+  [[nodiscard]] double per_frame(double total_ms) const {
+    return frame_rate_.frames() == 0 ? 0 : total_ms / static_cast<double>(frame_rate_.frames());
+  }
+
   void report_fps() const {
     const BroadphaseTotals& totals = simulation_.totals()[static_cast<std::size_t>(simulation_.kind())];
     std::printf("agrid-viewer: %.1f frames per second (%llu frames in %.2f s; %s, %d objects, %s, %u threads; "
-                "mean step %.2f ms, broadphase %.3f ms; GL: %s)\n",
+                "mean step %.2f ms, broadphase %.3f ms; GL: %s)\n"
+                "agrid-viewer: per frame: scene snapshot and draw calls %.2f ms, panel and swap %.2f ms (llvmpipe "
+                "draws at the swap)\n",
                 frame_rate_.overall(), static_cast<unsigned long long>(frame_rate_.frames()), frame_rate_.seconds(),
                 simulation_.scene().c_str(), simulation_.objects(), std::string(scenes::name(simulation_.kind())).c_str(),
-                simulation_.threads(), totals.mean_step_ms(), totals.mean_broadphase_ms(), window_.gl_renderer().c_str());
+                simulation_.threads(), totals.mean_step_ms(), totals.mean_broadphase_ms(), window_.gl_renderer().c_str(),
+                per_frame(draw_ms_), per_frame(gui_and_swap_ms_));
   }
 
   const Options& options_;
@@ -141,6 +155,8 @@ class Viewer {
   PanelState panel_;
   FrameRate frame_rate_;
   std::chrono::steady_clock::time_point last_frame_ = std::chrono::steady_clock::now();
+  double draw_ms_ = 0;          ///< Summed over the frames: snapshot and the scene's GL calls.
+  double gui_and_swap_ms_ = 0;  ///< Summed over the frames: the panel and the swap.
   std::uint32_t scripted_steps_ = 0;
   bool paused_ = false;
 };
