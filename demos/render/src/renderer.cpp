@@ -189,10 +189,33 @@ struct GpuMesh {
 
 glm::vec3 colour_of(BodyState state, bool by_state) { return by_state ? colour_of(state) : kAwakeColour; }
 
-std::vector<GpuInstance> gpu_instances(const std::vector<Instance>& instances, bool by_state) {
+// An instance's colour: its object's when DrawOptions gives one per object, else its state's.
+struct Palette {
+  const DrawOptions& options;
+
+  glm::vec3 operator()(const Instance& i) const {
+    if (i.object < options.object_colours.size()) return options.object_colours[i.object];
+    return colour_of(i.state, options.colour_by_state);
+  }
+};
+
+std::vector<GpuInstance> gpu_instances(const std::vector<Instance>& instances, const Palette& palette) {
   std::vector<GpuInstance> out;
   out.reserve(instances.size());
-  for (const Instance& i : instances) out.emplace_back(i.model, colour_of(i.state, by_state));
+  for (const Instance& i : instances) out.emplace_back(i.model, palette(i));
+  return out;
+}
+
+// The unit cube's edges scaled and moved onto each box.
+std::vector<GpuInstance> wire_instances(const std::vector<Bounds>& boxes, const glm::vec3& colour) {
+  std::vector<GpuInstance> out;
+  out.reserve(boxes.size());
+  for (const Bounds& b : boxes) {
+    glm::mat4 model(1.0f);
+    for (int axis = 0; axis < 3; ++axis) model[axis][axis] = (b.max[axis] - b.min[axis]) * 0.5f;
+    model[3] = glm::vec4((b.min + b.max) * 0.5f, 1.0f);
+    out.emplace_back(model, colour);
+  }
   return out;
 }
 
@@ -290,27 +313,21 @@ void Renderer::draw(const Snapshot& snapshot, const DrawOptions& options, int wi
   glUniform1f(gpu_->ambient, kAmbient);
   glUniform1i(gpu_->lit, GL_TRUE);
 
-  const bool by_state = options.colour_by_state;
-  gpu_->draw(*gpu_->cube, gpu_instances(snapshot.boxes, by_state));
-  gpu_->draw(*gpu_->sphere, gpu_instances(snapshot.spheres, by_state));
-  gpu_->draw(*gpu_->cylinder, gpu_instances(snapshot.cylinders, by_state));
+  const Palette palette{options};
+  gpu_->draw(*gpu_->cube, gpu_instances(snapshot.boxes, palette));
+  gpu_->draw(*gpu_->sphere, gpu_instances(snapshot.spheres, palette));
+  gpu_->draw(*gpu_->cylinder, gpu_instances(snapshot.cylinders, palette));
   std::unordered_map<const Mesh*, std::vector<GpuInstance>> by_mesh;
-  for (const MeshInstance& m : snapshot.meshes) {
-    by_mesh[m.mesh].emplace_back(m.instance.model, colour_of(m.instance.state, by_state));
-  }
+  for (const MeshInstance& m : snapshot.meshes) by_mesh[m.mesh].emplace_back(m.instance.model, palette(m.instance));
   for (const auto& [mesh, batch] : by_mesh) gpu_->draw(gpu_->uploaded(*mesh), batch);
 
   if (options.aabbs) {
-    std::vector<GpuInstance> boxes;
-    boxes.reserve(snapshot.aabbs.size());
-    for (const Bounds& b : snapshot.aabbs) {
-      glm::mat4 model(1.0f);
-      for (int axis = 0; axis < 3; ++axis) model[axis][axis] = (b.max[axis] - b.min[axis]) * 0.5f;
-      model[3] = glm::vec4((b.min + b.max) * 0.5f, 1.0f);
-      boxes.emplace_back(model, kAabbColour);
-    }
     glUniform1i(gpu_->lit, GL_FALSE);
-    gpu_->draw(*gpu_->edges, boxes);
+    gpu_->draw(*gpu_->edges, wire_instances(snapshot.aabbs, kAabbColour));
+  }
+  for (const WireBoxes& set : options.wire_boxes) {
+    glUniform1i(gpu_->lit, GL_FALSE);
+    gpu_->draw(*gpu_->edges, wire_instances(set.boxes, set.colour));
   }
   if (options.lines.size() >= 2) {
     // The segments change every frame: a buffer of their own, uploaded and freed here.
@@ -319,6 +336,14 @@ void Renderer::draw(const Snapshot& snapshot, const DrawOptions& options, int wi
     // Over everything: pairs join centres, which lie inside the shapes that would hide them.
     glDisable(GL_DEPTH_TEST);
     gpu_->draw(lines, {GpuInstance(glm::mat4(1.0f), kLineColour)});
+    glEnable(GL_DEPTH_TEST);
+  }
+  for (const ColouredLines& set : options.coloured_lines) {
+    if (set.ends.size() < 2) continue;
+    const GpuMesh lines(line_mesh(set.ends), GL_LINES, gpu_->instances);
+    glUniform1i(gpu_->lit, GL_FALSE);
+    glDisable(GL_DEPTH_TEST);
+    gpu_->draw(lines, {GpuInstance(glm::mat4(1.0f), set.colour)});
     glEnable(GL_DEPTH_TEST);
   }
   glBindVertexArray(0);
