@@ -189,12 +189,14 @@ struct GpuMesh {
 
 glm::vec3 colour_of(BodyState state, bool by_state) { return by_state ? colour_of(state) : kAwakeColour; }
 
-// An instance's colour: its object's when DrawOptions gives one per object, else its state's.
+// An instance's colour: its object's when DrawOptions gives one per object (but for static
+// objects: a ground in every pair would flood the picture), else its state's.
 struct Palette {
   const DrawOptions& options;
 
   glm::vec3 operator()(const Instance& i) const {
-    if (i.object < options.object_colours.size()) return options.object_colours[i.object];
+    const bool moves = i.state != BodyState::static_body;
+    if (moves && i.object < options.object_colours.size()) return options.object_colours[i.object];
     return colour_of(i.state, options.colour_by_state);
   }
 };
@@ -340,11 +342,10 @@ void Renderer::draw(const Snapshot& snapshot, const DrawOptions& options, int wi
   }
   for (const ColouredLines& set : options.coloured_lines) {
     if (set.ends.size() < 2) continue;
+    // Depth-tested, unlike the pair lines: a ray ending on a surface should be seen to.
     const GpuMesh lines(line_mesh(set.ends), GL_LINES, gpu_->instances);
     glUniform1i(gpu_->lit, GL_FALSE);
-    glDisable(GL_DEPTH_TEST);
     gpu_->draw(lines, {GpuInstance(glm::mat4(1.0f), set.colour)});
-    glEnable(GL_DEPTH_TEST);
   }
   glBindVertexArray(0);
   glUseProgram(0);

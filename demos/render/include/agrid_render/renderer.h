@@ -20,7 +20,7 @@ struct WireBoxes {
   glm::vec3 colour{1.0f};
 };
 
-/// Segments of one colour, two ends each (a scene's rays), drawn over everything.
+/// Segments of one colour, two ends each (a scene's rays), drawn with the shapes (depth-tested).
 struct ColouredLines {
   std::vector<glm::vec3> ends;
   glm::vec3 colour{1.0f};
@@ -34,8 +34,8 @@ struct DrawOptions {
   bool aabbs = false;                   ///< Overlay every object's AABB as a wireframe.
   bool colour_by_state = true;          ///< Colour by BodyState; false: every shape the awake colour.
   std::vector<glm::vec3> lines;         ///< Segments drawn over everything, two ends each (a viewer's pairs).
-  /// Per collision object (Instance::object), its shapes' colour; when not empty, it replaces
-  /// colour_by_state (a viewer's colouring by pair count).
+  /// Per collision object (Instance::object), its shapes' colour, replacing colour_by_state for
+  /// all but static objects (a viewer's colouring by pair count; a ground pairs with everything).
   std::vector<glm::vec3> object_colours;
   std::vector<WireBoxes> wire_boxes;        ///< More wireframes, each set in its colour.
   std::vector<ColouredLines> coloured_lines;///< More segments, each set in its colour.
