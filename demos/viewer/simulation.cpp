@@ -30,6 +30,17 @@ bool is_ground(const btCollisionObject& object) {
   return shape->isInfinite() || shape->isConcave();
 }
 
+// As the renderer colours it.
+const char* state_name(const btCollisionObject& object) {
+  if (object.isStaticOrKinematicObject()) return "static";
+  const int activation = object.getActivationState();
+  return activation == ISLAND_SLEEPING || activation == DISABLE_SIMULATION ? "asleep" : "awake";
+}
+
+int index_of(const btBroadphaseProxy* proxy) {
+  return static_cast<const btCollisionObject*>(proxy->m_clientObject)->getWorldArrayIndex();
+}
+
 }  // namespace
 
 Simulation::Simulation(std::string scene, std::uint32_t bodies, std::uint64_t seed, scenes::BroadphaseKind kind,
@@ -81,7 +92,7 @@ void Simulation::shoot_box(const glm::vec3& from, const glm::vec3& direction) {
   ++objects_;
 }
 
-std::vector<glm::vec3> Simulation::pair_lines() {
+std::vector<glm::vec3> Simulation::pair_lines() const {
   btBroadphasePairArray& pairs = world_->harness().cache().getOverlappingPairArray();
   std::vector<glm::vec3> ends;
   ends.reserve(2 * static_cast<std::size_t>(pairs.size()));
@@ -91,6 +102,62 @@ std::vector<glm::vec3> Simulation::pair_lines() {
     if (is_ground(*a) || is_ground(*b)) continue;
     ends.push_back(to_glm(a->getWorldTransform().getOrigin()));
     ends.push_back(to_glm(b->getWorldTransform().getOrigin()));
+  }
+  return ends;
+}
+
+std::optional<int> Simulation::pick(const glm::vec3& from, const glm::vec3& to) const {
+  const btVector3 start(from.x, from.y, from.z);
+  const btVector3 end(to.x, to.y, to.z);
+  btCollisionWorld::ClosestRayResultCallback closest(start, end);
+  world_->world().rayTest(start, end, closest);
+  if (!closest.hasHit()) return std::nullopt;
+  return closest.m_collisionObject->getWorldArrayIndex();
+}
+
+std::optional<BodyInfo> Simulation::body_info(int index) const {
+  const btCollisionObjectArray& objects = world_->world().getCollisionObjectArray();
+  if (index < 0 || index >= objects.size()) return std::nullopt;
+  const btCollisionObject& object = *objects[index];
+  BodyInfo info;
+  info.index = index;
+  info.shape = object.getCollisionShape()->getName();
+  info.state = state_name(object);
+  info.pairs = pair_counts()[static_cast<std::size_t>(index)];
+  const btBroadphaseProxy* proxy = object.getBroadphaseHandle();
+  info.aabb = {to_glm(proxy->m_aabbMin), to_glm(proxy->m_aabbMax)};
+  return info;
+}
+
+std::vector<int> Simulation::pair_counts() const {
+  std::vector<int> counts(static_cast<std::size_t>(world_->world().getNumCollisionObjects()), 0);
+  const btBroadphasePairArray& pairs = world_->harness().cache().getOverlappingPairArray();
+  for (int i = 0; i < pairs.size(); ++i) {
+    ++counts[static_cast<std::size_t>(index_of(pairs[i].m_pProxy0))];
+    ++counts[static_cast<std::size_t>(index_of(pairs[i].m_pProxy1))];
+  }
+  return counts;
+}
+
+std::vector<Box> Simulation::aabbs() const {
+  const btCollisionObjectArray& objects = world_->world().getCollisionObjectArray();
+  std::vector<Box> boxes;
+  boxes.reserve(static_cast<std::size_t>(objects.size()));
+  for (int i = 0; i < objects.size(); ++i) {
+    const btBroadphaseProxy* proxy = objects[i]->getBroadphaseHandle();
+    const btVector3& lo = proxy->m_aabbMin;
+    const btVector3& hi = proxy->m_aabbMax;
+    boxes.push_back({{float(lo.x()), float(lo.y()), float(lo.z())}, {float(hi.x()), float(hi.y()), float(hi.z())}});
+  }
+  return boxes;
+}
+
+std::vector<glm::vec3> Simulation::ray_lines() const {
+  std::vector<glm::vec3> ends;
+  ends.reserve(2 * world_->last_rays().size());
+  for (const scenes::CastRay& ray : world_->last_rays()) {
+    ends.push_back(to_glm(ray.from));
+    ends.push_back(to_glm(ray.end));
   }
   return ends;
 }

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 
 #include <glm/vec3.hpp>
 
+#include "agrid/box.h"
+#include "agrid_render/snapshot.h"
 #include "agrid_scenes/bullet_worlds.h"
 #include "step_history.h"
 
@@ -28,6 +31,15 @@ struct BroadphaseTotals {
   [[nodiscard]] double mean_broadphase_ms() const {
     return steps == 0 ? 0 : broadphase_ms / static_cast<double>(steps);
   }
+};
+
+/// What the panel says of a picked collision object.
+struct BodyInfo {
+  int index = 0;            ///< In the world's collision object array.
+  std::string shape;        ///< Bullet's name of its shape ("Box", "SPHERE", ...).
+  std::string state;        ///< "static", "asleep" or "awake".
+  int pairs = 0;            ///< Pairs in the broadphase's cache that it is in.
+  render::Bounds aabb;      ///< Its AABB as the broadphase holds it.
 };
 
 /// A scene's Bullet world and what its steps cost.
@@ -46,7 +58,17 @@ class Simulation {
   void shoot_box(const glm::vec3& from, const glm::vec3& direction);
   /// The ends of a line between the centres of the two objects of each pair in the cache, but
   /// for pairs with a ground (a plane, a triangle mesh), whose centre says nothing.
-  [[nodiscard]] std::vector<glm::vec3> pair_lines();
+  [[nodiscard]] std::vector<glm::vec3> pair_lines() const;
+  /// The index of the first collision object `from` -> `to` hits (Bullet's rayTest), if any.
+  [[nodiscard]] std::optional<int> pick(const glm::vec3& from, const glm::vec3& to) const;
+  /// What the object at `index` is, or nothing when there is no such object.
+  [[nodiscard]] std::optional<BodyInfo> body_info(int index) const;
+  /// Per collision object, the pairs of the broadphase's cache it is in.
+  [[nodiscard]] std::vector<int> pair_counts() const;
+  /// Per collision object, its AABB as the broadphase holds it.
+  [[nodiscard]] std::vector<Box> aabbs() const;
+  /// The ends of the last step's rays (bench-7's), each cut at its closest hit: two per ray.
+  [[nodiscard]] std::vector<glm::vec3> ray_lines() const;
 
   [[nodiscard]] btDiscreteDynamicsWorld& world() { return world_->world(); }
   [[nodiscard]] scenes::BroadphaseKind kind() const noexcept { return kind_; }

@@ -8,7 +8,10 @@
 #include "agrid_render/renderer.h"
 #include "agrid_render/snapshot.h"
 #include "frame_rate.h"
+#include "grid_cells.h"
 #include "orbit_camera.h"
+#include "overlays.h"
+#include "picking.h"
 #include "simulation.h"
 #include "viewer_input.h"
 #include "viewer_panel.h"
@@ -32,8 +35,7 @@ class Viewer {
         simulation_(options.scene, options.bodies, options.seed, options.broadphase, options.threads) {
     install_input_callbacks(window_.handle(), events_);
     panel_.threads = static_cast<int>(simulation_.threads());
-    panel_.overlays.aabbs = options.aabbs;
-    panel_.overlays.pairs = options.pairs;
+    start_overlays(options);
     camera_.frame(render::take_snapshot(simulation_.world(), meshes_).bounds);
   }
 
@@ -63,6 +65,25 @@ class Viewer {
   }
 
  private:
+  void start_overlays(const Options& options) {
+    Overlays& o = panel_.overlays;
+    o.aabbs = options.aabbs ? AabbOverlay::all : options.pick.empty() ? AabbOverlay::none : AabbOverlay::picked;
+    o.pairs = options.pairs;
+    o.colour_by_pairs = options.colour_by_pairs;
+    o.rays = options.rays;
+    o.cells = options.cell_depth.has_value();
+    o.cell_depth = options.cell_depth.value_or(Overlays::kDefaultCellDepth);
+  }
+
+  // Picks the body under the window pixel (x, y), or none.
+  void pick_at(double x, double y) {
+    int width = 0;
+    int height = 0;
+    window_.window_size(width, height);
+    const PickRay ray = ray_through(camera_.camera(), x, y, width, height);
+    panel_.overlays.picked = simulation_.pick(ray.from, ray.to);
+  }
+
   void screenshot() const {
     if (!options_.screenshot.empty()) render::write_png(options_.screenshot, window_.read_back_buffer());
   }
@@ -82,7 +103,9 @@ class Viewer {
       simulation_.step();
       ++scripted_steps_;
     }
-    return scripted_steps_ == options_.steps;
+    const bool done = scripted_steps_ == options_.steps;
+    if (done && options_.pick.size() == 2) pick_at(options_.pick[0], options_.pick[1]);
+    return done;
   }
 
   // The window's keys, then one step unless paused.
@@ -90,6 +113,7 @@ class Viewer {
     if (events_.toggle_pause) paused_ = !paused_;
     if (events_.reset) reset();
     if (events_.shoot) simulation_.shoot_box(camera_.eye(), camera_.forward());
+    if (control_.click()) pick_at(control_.click()->x, control_.click()->y);
     if (!paused_ || events_.single_step) simulation_.step();
     return false;
   }
@@ -105,6 +129,7 @@ class Viewer {
   // The old world's shapes are freed: so must be the meshes made of them.
   void rebuild(scenes::BroadphaseKind kind) {
     simulation_.rebuild(kind);
+    panel_.overlays.picked.reset();  // the new world's objects are other objects
     meshes_.clear();
     renderer_.forget_meshes();
   }
@@ -122,9 +147,7 @@ class Viewer {
     const render::Snapshot snapshot = render::take_snapshot(simulation_.world(), meshes_);
     render::DrawOptions draw;
     draw.camera = camera_.camera();
-    draw.aabbs = panel_.overlays.aabbs;
-    draw.colour_by_state = panel_.overlays.colour_by_state;
-    if (panel_.overlays.pairs) draw.lines = simulation_.pair_lines();
+    add_overlays(simulation_, panel_.overlays, cells_, draw);
     renderer_.draw(snapshot, draw, width, height);
   }
 
@@ -149,6 +172,7 @@ class Viewer {
   render::Renderer renderer_;
   render::MeshCache meshes_;
   Simulation simulation_;
+  GridCells cells_;  ///< The cells overlay's grid, kept between frames.
   OrbitCamera camera_;
   CameraControl control_;
   InputEvents events_;

@@ -1,5 +1,7 @@
 #include "viewer_input.h"
 
+#include <cmath>
+
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -9,6 +11,9 @@
 
 namespace agrid::viewer {
 namespace {
+
+/// A left press and release this few pixels apart is a click (a pick), not a drag (an orbit).
+constexpr double kClickPixels = 3.0;
 
 void on_key(GLFWwindow* window, int key, int scancode, int action, int mods) {
   ImGui_ImplGlfw_KeyCallback(window, key, scancode, action, mods);
@@ -41,6 +46,15 @@ void install_input_callbacks(GLFWwindow* window, InputEvents& events) {
   glfwSetScrollCallback(window, on_scroll);
 }
 
+void CameraControl::track_click(GLFWwindow* window, double x, double y, bool gui_has_mouse) {
+  click_.reset();
+  const bool down = pressed(window, GLFW_MOUSE_BUTTON_LEFT);
+  if (down && !left_down_) pressed_at_ = {x, y};
+  const bool still = std::abs(x - pressed_at_.x) <= kClickPixels && std::abs(y - pressed_at_.y) <= kClickPixels;
+  if (!down && left_down_ && still && !gui_has_mouse) click_ = Cursor{x, y};
+  left_down_ = down;
+}
+
 void CameraControl::update(GLFWwindow* window, const InputEvents& events, float seconds, OrbitCamera& camera) {
   double x = 0.0;
   double y = 0.0;
@@ -52,6 +66,7 @@ void CameraControl::update(GLFWwindow* window, const InputEvents& events, float 
   last_y_ = y;
   tracking_ = true;
   const ImGuiIO& io = ImGui::GetIO();
+  track_click(window, x, y, io.WantCaptureMouse);
   if (!io.WantCaptureMouse && was_tracking) {
     if (pressed(window, GLFW_MOUSE_BUTTON_LEFT)) {
       camera.orbit(dx, dy);

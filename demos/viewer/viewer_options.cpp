@@ -6,6 +6,7 @@
 #include <map>
 #include <vector>
 
+#include "agrid/config.h"
 #include "agrid_scenes/bullet_worlds.h"
 
 namespace agrid::viewer {
@@ -64,6 +65,14 @@ void add_options(CLI::App& app, Options& o, BroadphaseNames& names) {
   app.add_flag("--report-fps", o.report_fps, "Print the frames per second on exit");
   app.add_flag("--aabbs", o.aabbs, "Start with the AABB overlay on (a checkbox in the panel)");
   app.add_flag("--pairs", o.pairs, "Start with the pair overlay on: a line between the centres of each cached pair");
+  app.add_option("--pick", o.pick, "With --quit: pick the body under window pixel X Y before the last frame, and show its AABB")
+      ->expected(2)
+      ->check(CLI::NonNegativeNumber)
+      ->needs(quit);
+  app.add_flag("--colour-by-pairs", o.colour_by_pairs, "Start colouring each body by how many pairs it is in");
+  app.add_flag("--rays", o.rays, "Start with the scene's rays drawn (bench-7 casts 500 a step)");
+  app.add_option("--overlay-cells", o.cell_depth, "Start with the cells at this depth drawn, of an agrid::Grid over the AABBs")
+      ->check(CLI::Range(0, static_cast<int>(kMaxDepth)));
 }
 
 }  // namespace

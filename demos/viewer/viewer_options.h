@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "agrid_scenes/broadphase_kind.h"
 
@@ -32,6 +33,11 @@ struct Options {
   bool report_fps = false;          ///< Print the frames per second on exit.
   bool aabbs = false;               ///< Start with the AABB overlay on.
   bool pairs = false;               ///< Start with the pair overlay on.
+  std::vector<int> pick;            ///< With quit: the window pixel {x, y} to pick at before the
+                                    ///< last frame, its AABB shown; empty: no pick.
+  bool colour_by_pairs = false;     ///< Start colouring bodies by their pair count.
+  bool rays = false;                ///< Start with the rays overlay on (bench-7's rays).
+  std::optional<int> cell_depth;    ///< Start with agrid's cells at this depth drawn.
 };
 
 /// The options of `argv`, or the exit code to return at once (0 after --help, kUsageError after

@@ -7,8 +7,12 @@
 #include <cfloat>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include <tbb/info.h>
+
+#include "agrid/config.h"
+#include "pair_colours.h"
 
 namespace agrid::viewer {
 namespace {
@@ -40,6 +44,52 @@ void broadphase_switch(const Simulation& simulation, PanelRequests& requests) {
   }
 }
 
+void aabb_choice(AabbOverlay& aabbs) {
+  ImGui::TextUnformatted("AABBs:");
+  constexpr std::array<std::pair<const char*, AabbOverlay>, 3> kChoices = {
+      {{"none", AabbOverlay::none}, {"picked", AabbOverlay::picked}, {"all", AabbOverlay::all}}};
+  for (const auto& [label, choice] : kChoices) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(label, aabbs == choice)) aabbs = choice;
+  }
+}
+
+// The ramp of colour by pair count, one coloured number per count.
+void pair_legend() {
+  ImGui::TextUnformatted("pairs:");
+  for (int pairs = 0; pairs <= kHotPairs; ++pairs) {
+    const glm::vec3 c = pair_colour(pairs);
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(c.r, c.g, c.b, 1.0f), pairs == kHotPairs ? "%d+" : "%d", pairs);
+  }
+}
+
+void overlay_controls(Overlays& overlays) {
+  aabb_choice(overlays.aabbs);
+  ImGui::Checkbox("pairs", &overlays.pairs);
+  ImGui::SameLine();
+  ImGui::Checkbox("rays", &overlays.rays);
+  ImGui::SameLine();
+  ImGui::Checkbox("colour by state", &overlays.colour_by_state);
+  ImGui::SameLine();
+  ImGui::Checkbox("by pairs", &overlays.colour_by_pairs);
+  if (overlays.colour_by_pairs) pair_legend();
+  ImGui::Checkbox("agrid cells at depth", &overlays.cells);
+  ImGui::SameLine();
+  ImGui::SliderInt("##depth", &overlays.cell_depth, 0, static_cast<int>(kMaxDepth));
+  if (overlays.cells) ImGui::TextUnformatted("(an agrid::Grid over these AABBs; deeper than its leaves: none)");
+}
+
+// The picked body, or how to pick one.
+void picked_body(const Simulation& simulation, const std::optional<int>& picked) {
+  const std::optional<BodyInfo> info = picked ? simulation.body_info(*picked) : std::nullopt;
+  if (!info) {
+    ImGui::TextUnformatted("Click a body to pick it");
+    return;
+  }
+  ImGui::Text("picked: #%d, %s, %s, %d pairs", info->index, info->shape.c_str(), info->state.c_str(), info->pairs);
+}
+
 void controls(const Simulation& simulation, bool paused, PanelState& state, PanelRequests& requests) {
   const int max_threads = kThreadSliderCoresFactor * tbb::info::default_concurrency();
   if (ImGui::SliderInt("agrid threads", &state.threads, 1, max_threads)) {
@@ -50,11 +100,7 @@ void controls(const Simulation& simulation, bool paused, PanelState& state, Pane
   if (ImGui::Button("Step (N)")) requests.single_step = true;
   ImGui::SameLine();
   if (ImGui::Button("Reset (R)")) requests.reset = true;
-  ImGui::Checkbox("AABBs", &state.overlays.aabbs);
-  ImGui::SameLine();
-  ImGui::Checkbox("pairs", &state.overlays.pairs);
-  ImGui::SameLine();
-  ImGui::Checkbox("colour by state", &state.overlays.colour_by_state);
+  overlay_controls(state.overlays);
   ImGui::Text("%s, %d objects, step %llu", simulation.scene().c_str(), simulation.objects(),
               static_cast<unsigned long long>(simulation.steps()));
 }
@@ -110,9 +156,10 @@ PanelRequests draw_panel(const Simulation& simulation, const FrameRate& frame_ra
   ImGui::Text("%.1f frames per second", frame_rate.recent());
   broadphase_switch(simulation, requests);
   controls(simulation, paused, state, requests);
+  picked_body(simulation, state.overlays.picked);
   plots(simulation.history());
   ab_table(simulation);
-  ImGui::TextUnformatted("Drag: orbit; right/middle drag: pan; wheel: zoom;\nWASD: fly; B: shoot a box");
+  ImGui::TextUnformatted("Drag: orbit; right/middle drag: pan; wheel: zoom;\nclick: pick; WASD: fly; B: shoot a box");
   ImGui::PopItemWidth();
   ImGui::End();
   return requests;

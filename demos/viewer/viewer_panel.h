@@ -1,21 +1,15 @@
 #pragma once
 // The viewer's ImGui panel: the broadphase switch, agrid's threads, pause/step/reset, the
-// overlays, plots of the last steps, and the A/B figures of every broadphase tried.
+// overlays and the picked body, plots of the last steps, and the A/B figures of every broadphase tried.
 
 #include <optional>
 
 #include "agrid_scenes/broadphase_kind.h"
 #include "frame_rate.h"
+#include "overlays.h"
 #include "simulation.h"
 
 namespace agrid::viewer {
-
-/// What to draw over the shapes.
-struct Overlays {
-  bool aabbs = false;           ///< Every object's AABB.
-  bool pairs = false;           ///< A line between the centres of each cached pair's objects.
-  bool colour_by_state = true;  ///< Static grey, asleep blue, awake orange; else all orange.
-};
 
 /// What the user asked for in the panel this frame.
 struct PanelRequests {

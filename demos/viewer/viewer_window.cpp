@@ -78,6 +78,8 @@ void ViewerWindow::poll_events() const { glfwPollEvents(); }
 
 void ViewerWindow::framebuffer_size(int& width, int& height) const { glfwGetFramebufferSize(window_, &width, &height); }
 
+void ViewerWindow::window_size(int& width, int& height) const { glfwGetWindowSize(window_, &width, &height); }
+
 void ViewerWindow::begin_gui() const {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();

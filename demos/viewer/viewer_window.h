@@ -30,6 +30,8 @@ class ViewerWindow {
   void poll_events() const;
   /// The framebuffer's size in pixels (what GL draws into).
   void framebuffer_size(int& width, int& height) const;
+  /// The window's size in the cursor's units (screen pixels; a HiDPI framebuffer has more).
+  void window_size(int& width, int& height) const;
   /// Starts an ImGui frame (after polling events).
   void begin_gui() const;
   /// Draws the ImGui frame over the scene.

@@ -28,8 +28,16 @@ constexpr double kMinGreyVariance = 30.0;
 /// 18 units in a second, so most move by many pixels (measured: 8.8). Noise would be 0:
 /// llvmpipe draws the same picture twice.
 constexpr double kMinDifference = 1.0;
-/// The overlays' lines over 300 bodies change a few percent of the pixels (measured: 2.1).
+/// The overlays' lines over 300 bodies change a few percent of the pixels (measured: 2.1 for
+/// AABBs and pairs, 0.82 for agrid's cells at depth 1, 1.7 for bench-7's rays).
 constexpr double kMinOverlayDifference = 0.5;
+/// One picked body's AABB changes a few hundred pixels (measured: 0.013); nothing picked, 0.
+constexpr double kMinPickedDifference = 0.005;
+/// Colouring 300 bodies by pair count instead of by state changes most of their pixels
+/// (measured: 10.6).
+constexpr double kMinRecolourDifference = 2.0;
+/// The centre of the default 1280x720 window: pile's bodies fill it after 60 steps.
+constexpr const char* kCentrePixel = "640 360";
 /// Exit code for bad usage.
 constexpr int kUsageError = 2;
 
@@ -40,14 +48,19 @@ int run_viewer(const std::string& arguments) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// The picture of pile with 300 bodies after `steps` steps and `more` arguments, as `name`.png.
-Image pile_picture(const std::string& name, int steps, const std::string& more = "") {
+// The picture of `scene` after `steps` steps and `more` arguments, as `name`.png.
+Image scene_picture(const std::string& scene, const std::string& name, int steps, const std::string& more) {
   const fs::path picture = output_dir() / (name + ".png");
   fs::remove(picture);
-  const int code = run_viewer("--scene pile --bodies 300 --quit --steps " + std::to_string(steps) + " --screenshot \"" +
+  const int code = run_viewer("--scene " + scene + " --quit --steps " + std::to_string(steps) + " --screenshot \"" +
                               picture.string() + "\" " + more);
   EXPECT_EQ(code, 0) << name;
   return read_png(picture);
+}
+
+// The picture of pile with 300 bodies after `steps` steps and `more` arguments, as `name`.png.
+Image pile_picture(const std::string& name, int steps, const std::string& more = "") {
+  return scene_picture("pile --bodies 300", name, steps, more);
 }
 
 TEST(Viewer, SwitchedPileIsNotBlank) {
@@ -68,11 +81,40 @@ TEST(Viewer, OverlaysDrawOverTheShapes) {
   EXPECT_GT(mean_abs_difference(plain, overlays), kMinOverlayDifference);
 }
 
+TEST(Viewer, PickedAabbDrawsOverTheShapes) {
+  const Image plain = pile_picture("plain", 60);
+  const Image picked = pile_picture("picked", 60, std::string("--pick ") + kCentrePixel);
+  EXPECT_GT(mean_abs_difference(plain, picked), kMinPickedDifference);
+  // One AABB changes fewer pixels than all of them.
+  const Image all = pile_picture("all-aabbs", 60, "--aabbs");
+  EXPECT_GT(mean_abs_difference(plain, all), mean_abs_difference(plain, picked));
+}
+
+TEST(Viewer, ColourByPairsRecolours) {
+  const Image plain = pile_picture("plain", 60);
+  const Image by_pairs = pile_picture("by-pairs", 60, "--colour-by-pairs");
+  EXPECT_GT(mean_abs_difference(plain, by_pairs), kMinRecolourDifference);
+}
+
+TEST(Viewer, Bench7RaysDrawOverTheScene) {
+  const Image plain = scene_picture("bench-7", "bench7", 1, "");
+  const Image rays = scene_picture("bench-7", "bench7-rays", 1, "--rays");
+  EXPECT_GT(mean_abs_difference(plain, rays), kMinOverlayDifference);
+}
+
+TEST(Viewer, GridCellsDrawOverTheShapes) {
+  const Image plain = pile_picture("plain", 60);
+  const Image cells = pile_picture("cells", 60, "--overlay-cells 1");
+  EXPECT_GT(mean_abs_difference(plain, cells), kMinOverlayDifference);
+}
+
 TEST(ViewerBadFlags, ExitTwo) {
   const std::vector<std::string> bad = {
       "--bodies 0",          "--scene nowhere",          "--broadphase octree", "--broadphase simple",
       "--frobnicate",        "--bodies many",            "--threads 0",         "--screenshot x.png",
-      "--steps 10",          "--quit --switch-to octree", "--broadphase 3", "--with-panel"};
+      "--steps 10",          "--quit --switch-to octree", "--broadphase 3", "--with-panel",
+      "--overlay-cells 13", "--overlay-cells -1", "--overlay-cells x", "--pick 1 2",
+      "--quit --pick 1",     "--quit --pick -1 2",        "--quit --pick a b"};
   for (const std::string& arguments : bad) EXPECT_EQ(run_viewer(arguments), kUsageError) << arguments;
   EXPECT_EQ(run_viewer("--help > /dev/null"), 0);
 }
