@@ -8,6 +8,7 @@
 #include "agrid/box.h"
 #include "agrid/callback.h"
 #include "agrid/config.h"
+#include "agrid/grid.h"
 #include "agrid/pair.h"
 #include "agrid/segment.h"
 #include "agrid/stats.h"
@@ -54,6 +55,8 @@ class GridCore {
   /// Grid::for_each_overlap and Grid::for_each_hit.
   void for_each_overlap(const Box& box, FunctionRef<std::uint32_t> visit) const;
   void for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit) const;
+  /// Grid::for_each_cell.
+  void for_each_cell(FunctionRef<const GridCell&> visit) const;
 
   [[nodiscard]] const GridStats& stats() const noexcept { return stats_; }
   [[nodiscard]] const Config& config() const noexcept { return config_; }

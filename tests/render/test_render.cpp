@@ -96,6 +96,36 @@ TEST(Render, AabbOverlayDrawsLines) {
   EXPECT_GT(mean_abs_difference(renderer.render(snapshot), renderer.render(snapshot, with_boxes)), 0.0);
 }
 
+TEST(Render, ObjectColoursRecolourAllButStaticObjects) {
+  OffscreenRenderer renderer(kSmallWidth, kSmallHeight);
+  auto world = stepped_pile(kPileBodies, 0);
+  MeshCache cache;
+  const Snapshot snapshot = take_snapshot(world->world(), cache);
+  DrawOptions recoloured;
+  recoloured.object_colours.assign(snapshot.objects, glm::vec3(0.0f, 1.0f, 0.0f));
+  EXPECT_GT(mean_abs_difference(renderer.render(snapshot), renderer.render(snapshot, recoloured)), 0.0);
+  // The ground alone (pile's bodies are boxes and spheres): no change.
+  Snapshot ground = snapshot;
+  ground.boxes.clear();
+  ground.spheres.clear();
+  ASSERT_FALSE(ground.meshes.empty());
+  EXPECT_EQ(mean_abs_difference(renderer.render(ground), renderer.render(ground, recoloured)), 0.0);
+}
+
+TEST(Render, WireBoxesAndColouredLinesDraw) {
+  OffscreenRenderer renderer(kSmallWidth, kSmallHeight);
+  auto world = stepped_pile(kPileBodies, 0);
+  MeshCache cache;
+  const Snapshot snapshot = take_snapshot(world->world(), cache);
+  const Image plain = renderer.render(snapshot);
+  DrawOptions boxes;
+  boxes.wire_boxes.push_back({{snapshot.bounds}, glm::vec3(1.0f, 0.0f, 1.0f)});
+  EXPECT_GT(mean_abs_difference(plain, renderer.render(snapshot, boxes)), 0.0);
+  DrawOptions lines;
+  lines.coloured_lines.push_back({{snapshot.bounds.min, snapshot.bounds.max}, glm::vec3(1.0f, 1.0f, 0.0f)});
+  EXPECT_GT(mean_abs_difference(plain, renderer.render(snapshot, lines)), 0.0);
+}
+
 TEST(Render, PngRoundTrips) {
   OffscreenRenderer renderer(kSmallWidth, kSmallHeight);
   auto world = stepped_pile(kPileBodies, 0);

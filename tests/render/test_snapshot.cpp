@@ -88,6 +88,21 @@ TEST(Snapshot, StatesAreStaticAsleepAndAwake) {
   EXPECT_EQ(take_snapshot(zoo.harness.world(), cache).spheres.front().state, BodyState::asleep);
 }
 
+TEST(Snapshot, InstancesNameTheirObjects) {
+  ShapeZoo zoo;
+  MeshCache cache;
+  const Snapshot s = take_snapshot(zoo.harness.world(), cache);
+  // In the order the zoo adds them: box 0, sphere 1, capsule 2, hull 3, compound 4, plane 5 ...
+  EXPECT_EQ(s.boxes[0].object, 0u);
+  EXPECT_EQ(s.boxes[1].object, 4u);  // the compound's children
+  EXPECT_EQ(s.boxes[2].object, 4u);
+  EXPECT_EQ(s.spheres[0].object, 1u);
+  EXPECT_EQ(s.spheres[1].object, 2u);  // the capsule's caps and side
+  EXPECT_EQ(s.spheres[2].object, 2u);
+  EXPECT_EQ(s.cylinders[0].object, 2u);
+  for (std::size_t i = 0; i < s.meshes.size(); ++i) EXPECT_EQ(s.meshes[i].instance.object, i == 0 ? 3u : 4u + i);
+}
+
 TEST(Snapshot, BoxesAndCapsulesAreScaledAndTurned) {
   ShapeZoo zoo;
   MeshCache cache;

@@ -24,6 +24,8 @@ constexpr glm::vec3 kStaticColour{0.62f, 0.62f, 0.62f};
 constexpr glm::vec3 kAsleepColour{0.35f, 0.52f, 0.88f};
 constexpr glm::vec3 kAwakeColour{0.96f, 0.56f, 0.20f};
 constexpr glm::vec3 kAabbColour{0.30f, 0.90f, 0.40f};
+/// Overlay lines (DrawOptions::lines): white, apart from every state's colour and the AABBs'.
+constexpr glm::vec3 kLineColour{0.95f, 0.95f, 0.95f};
 /// The fixed light: from above, front right (towards the default camera), and its ambient share.
 constexpr glm::vec3 kLightDirection{0.4f, 1.0f, 0.6f};
 constexpr float kAmbient = 0.3f;
@@ -186,11 +188,47 @@ struct GpuMesh {
   GpuMesh& operator=(const GpuMesh&) = delete;
 };
 
-std::vector<GpuInstance> gpu_instances(const std::vector<Instance>& instances) {
+glm::vec3 colour_of(BodyState state, bool by_state) { return by_state ? colour_of(state) : kAwakeColour; }
+
+// An instance's colour: its object's when DrawOptions gives one per object (but for static
+// objects: a ground in every pair would flood the picture), else its state's.
+struct Palette {
+  const DrawOptions& options;
+
+  glm::vec3 operator()(const Instance& i) const {
+    const bool moves = i.state != BodyState::static_body;
+    if (moves && i.object < options.object_colours.size()) return options.object_colours[i.object];
+    return colour_of(i.state, options.colour_by_state);
+  }
+};
+
+std::vector<GpuInstance> gpu_instances(const std::vector<Instance>& instances, const Palette& palette) {
   std::vector<GpuInstance> out;
   out.reserve(instances.size());
-  for (const Instance& i : instances) out.emplace_back(i.model, colour_of(i.state));
+  for (const Instance& i : instances) out.emplace_back(i.model, palette(i));
   return out;
+}
+
+// The unit cube's edges scaled and moved onto each box.
+std::vector<GpuInstance> wire_instances(const std::vector<Bounds>& boxes, const glm::vec3& colour) {
+  std::vector<GpuInstance> out;
+  out.reserve(boxes.size());
+  for (const Bounds& b : boxes) {
+    glm::mat4 model(1.0f);
+    for (int axis = 0; axis < 3; ++axis) model[axis][axis] = (b.max[axis] - b.min[axis]) * 0.5f;
+    model[3] = glm::vec4((b.min + b.max) * 0.5f, 1.0f);
+    out.emplace_back(model, colour);
+  }
+  return out;
+}
+
+// The segments' ends as one unindexed line mesh, drawn as a single instance at the identity.
+Mesh line_mesh(const std::vector<glm::vec3>& ends) {
+  Mesh mesh;
+  mesh.positions.assign(ends.begin(), ends.end() - static_cast<std::ptrdiff_t>(ends.size() % 2));
+  // Lines are drawn unlit: any normal will do.
+  mesh.normals.assign(mesh.positions.size(), glm::vec3(0.0f, 1.0f, 0.0f));
+  return mesh;
 }
 
 }  // namespace
@@ -278,24 +316,37 @@ void Renderer::draw(const Snapshot& snapshot, const DrawOptions& options, int wi
   glUniform1f(gpu_->ambient, kAmbient);
   glUniform1i(gpu_->lit, GL_TRUE);
 
-  gpu_->draw(*gpu_->cube, gpu_instances(snapshot.boxes));
-  gpu_->draw(*gpu_->sphere, gpu_instances(snapshot.spheres));
-  gpu_->draw(*gpu_->cylinder, gpu_instances(snapshot.cylinders));
+  const Palette palette{options};
+  gpu_->draw(*gpu_->cube, gpu_instances(snapshot.boxes, palette));
+  gpu_->draw(*gpu_->sphere, gpu_instances(snapshot.spheres, palette));
+  gpu_->draw(*gpu_->cylinder, gpu_instances(snapshot.cylinders, palette));
   std::unordered_map<const Mesh*, std::vector<GpuInstance>> by_mesh;
-  for (const MeshInstance& m : snapshot.meshes) by_mesh[m.mesh].emplace_back(m.instance.model, colour_of(m.instance.state));
+  for (const MeshInstance& m : snapshot.meshes) by_mesh[m.mesh].emplace_back(m.instance.model, palette(m.instance));
   for (const auto& [mesh, batch] : by_mesh) gpu_->draw(gpu_->uploaded(*mesh), batch);
 
   if (options.aabbs) {
-    std::vector<GpuInstance> boxes;
-    boxes.reserve(snapshot.aabbs.size());
-    for (const Bounds& b : snapshot.aabbs) {
-      glm::mat4 model(1.0f);
-      for (int axis = 0; axis < 3; ++axis) model[axis][axis] = (b.max[axis] - b.min[axis]) * 0.5f;
-      model[3] = glm::vec4((b.min + b.max) * 0.5f, 1.0f);
-      boxes.emplace_back(model, kAabbColour);
-    }
     glUniform1i(gpu_->lit, GL_FALSE);
-    gpu_->draw(*gpu_->edges, boxes);
+    gpu_->draw(*gpu_->edges, wire_instances(snapshot.aabbs, kAabbColour));
+  }
+  for (const WireBoxes& set : options.wire_boxes) {
+    glUniform1i(gpu_->lit, GL_FALSE);
+    gpu_->draw(*gpu_->edges, wire_instances(set.boxes, set.colour));
+  }
+  if (options.lines.size() >= 2) {
+    // The segments change every frame: a buffer of their own, uploaded and freed here.
+    const GpuMesh lines(line_mesh(options.lines), GL_LINES, gpu_->instances);
+    glUniform1i(gpu_->lit, GL_FALSE);
+    // Over everything: pairs join centres, which lie inside the shapes that would hide them.
+    glDisable(GL_DEPTH_TEST);
+    gpu_->draw(lines, {GpuInstance(glm::mat4(1.0f), kLineColour)});
+    glEnable(GL_DEPTH_TEST);
+  }
+  for (const ColouredLines& set : options.coloured_lines) {
+    if (set.ends.size() < 2) continue;
+    // Depth-tested, unlike the pair lines: a ray ending on a surface should be seen to.
+    const GpuMesh lines(line_mesh(set.ends), GL_LINES, gpu_->instances);
+    glUniform1i(gpu_->lit, GL_FALSE);
+    gpu_->draw(lines, {GpuInstance(glm::mat4(1.0f), set.colour)});
   }
   glBindVertexArray(0);
   glUseProgram(0);

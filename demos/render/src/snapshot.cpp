@@ -1,6 +1,7 @@
 #include "agrid_render/snapshot.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <btBulletCollisionCommon.h>
@@ -171,6 +172,14 @@ Bounds union_of(const std::vector<Bounds>& boxes) {
   return all;
 }
 
+// Marks the instances added since `sizes` (of boxes, spheres, cylinders, meshes) as object's.
+void tag_new_instances(Snapshot& out, const std::array<std::size_t, 4>& sizes, std::uint32_t object) {
+  for (std::size_t k = sizes[0]; k < out.boxes.size(); ++k) out.boxes[k].object = object;
+  for (std::size_t k = sizes[1]; k < out.spheres.size(); ++k) out.spheres[k].object = object;
+  for (std::size_t k = sizes[2]; k < out.cylinders.size(); ++k) out.cylinders[k].object = object;
+  for (std::size_t k = sizes[3]; k < out.meshes.size(); ++k) out.meshes[k].instance.object = object;
+}
+
 }  // namespace
 
 const Mesh* MeshCache::mesh_of(const btCollisionShape& shape) {
@@ -199,7 +208,10 @@ Snapshot take_snapshot(const btCollisionWorld& world, MeshCache& cache) {
     const btCollisionObject& object = *objects[i];
     const btCollisionShape* shape = object.getCollisionShape();
     if (shape == nullptr) continue;
+    const std::array<std::size_t, 4> sizes = {out.boxes.size(), out.spheres.size(), out.cylinders.size(),
+                                               out.meshes.size()};
     add_shape(*shape, to_glm(object.getWorldTransform()), state_of(object), out, cache);
+    tag_new_instances(out, sizes, static_cast<std::uint32_t>(i));
     Bounds aabb;
     if (!framed_aabb(object, aabb)) continue;
     out.aabbs.push_back(aabb);

@@ -19,6 +19,16 @@ namespace detail {
 class GridCore;
 }  // namespace detail
 
+/// One cell of a grid's last build, for inspection: a viewer's overlay, a test.
+struct GridCell {
+  std::uint32_t level = 0;    ///< 0 for the root; each level splits its parent 4 x 4 x 4.
+  Box bounds;                 ///< The space the cell covers (border cells also hold the boxes
+                              ///< beyond the root, clamped into them).
+  std::uint32_t entries = 0;  ///< Box copies the cell holds itself: its staying ones, and a
+                              ///< leaf's own (an inner cell hands the rest to its children).
+  bool leaf = false;          ///< Its boxes are tested all against all.
+};
+
 /// A 4x4x4 hierarchical grid over a set of boxes, stored in flat arrays. Build it once per
 /// frame with build(); then ask for all overlapping pairs, or for the boxes meeting a query
 /// box or segment. Memory is kept between builds: a warm frame of the same size allocates
@@ -57,6 +67,10 @@ class Grid {
   /// Calls `visit` once with each index of a box that hits(segment, box) (in no particular
   /// but deterministic order) until it returns false. An invalid segment hits nothing.
   void for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit) const;
+
+  /// Calls `visit` with every cell of the last build, each parent before its children, until
+  /// it returns false. For looking at the grid, not for the hot path.
+  void for_each_cell(FunctionRef<const GridCell&> visit) const;
 
   /// Counts describing the last build.
   [[nodiscard]] GridStats stats() const;

@@ -96,10 +96,12 @@ void BulletWorld::step() {
 void BulletWorld::cast_rays() {
   const auto start = std::chrono::steady_clock::now();
   std::size_t hits = 0;
+  last_rays_.clear();  // keeps its memory: after the first step, recording allocates nothing
   for (const detail::Ray& ray : contents_->rays()) {
     btCollisionWorld::ClosestRayResultCallback closest(ray.from, ray.to);
     world().rayTest(ray.from, ray.to, closest);
     hits += closest.hasHit();
+    last_rays_.push_back({ray.from, closest.hasHit() ? closest.m_hitPointWorld : ray.to, closest.hasHit()});
   }
   last_query_time_ = std::chrono::steady_clock::now() - start;
   last_ray_hits_ = hits;

@@ -28,6 +28,7 @@ enum class BodyState : std::uint8_t {
 struct Instance {
   glm::mat4 model{1.0f};  ///< Local (unit shape or mesh) to world, scale included.
   BodyState state = BodyState::awake;
+  std::uint32_t object = 0;  ///< Index of its collision object in the world's array.
 };
 
 /// A mesh instance: the mesh is owned by the MeshCache the snapshot was taken with.

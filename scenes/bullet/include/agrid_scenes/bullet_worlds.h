@@ -75,6 +75,13 @@ struct RayCheck {
   std::uint64_t extra = 0;   ///< Proxies rayTest reported that the ray does not meet.
 };
 
+/// A ray the scene cast in its last step, cut at its closest hit.
+struct CastRay {
+  btVector3 from;
+  btVector3 end;     ///< The closest hit point, or the ray's far end if it hit nothing.
+  bool hit = false;
+};
+
 /// A Bullet world of one scene with one broadphase, and everything it owns.
 class BulletWorld {
  public:
@@ -99,6 +106,8 @@ class BulletWorld {
   [[nodiscard]] std::size_t rays_per_step() const noexcept;
   /// The rays of the last step that hit something.
   [[nodiscard]] std::size_t last_ray_hits() const noexcept { return last_ray_hits_; }
+  /// The rays of the last step (empty for scenes without queries), for pictures.
+  [[nodiscard]] std::span<const CastRay> last_rays() const noexcept { return last_rays_; }
   /// The time of the last step's queries (its rays, narrowphase included); 0 without queries.
   [[nodiscard]] std::chrono::nanoseconds last_query_time() const noexcept { return last_query_time_; }
 
@@ -136,6 +145,7 @@ class BulletWorld {
   btVector3 bounds_min_;
   btVector3 bounds_max_;
   std::size_t last_ray_hits_ = 0;
+  std::vector<CastRay> last_rays_;
   std::chrono::nanoseconds last_query_time_{0};
 };
 
