@@ -136,8 +136,12 @@ struct GpuMesh {
   GLuint ebo = 0;  ///< Indices, or 0 for an unindexed mesh.
   GLsizei vertices = 0;
   GLenum mode = GL_TRIANGLES;
+  /// Closed, wound counter-clockwise seen from outside: its back faces are hidden by its front
+  /// ones, and culled. Hulls, triangle meshes and planes are not: seen from either side.
+  bool closed = false;
 
-  GpuMesh(const Mesh& mesh, GLenum draw_mode, GLuint instance_buffer) : mode(draw_mode) {
+  GpuMesh(const Mesh& mesh, GLenum draw_mode, GLuint instance_buffer, bool closed_surface = false)
+      : mode(draw_mode), closed(closed_surface) {
     vertices = static_cast<GLsizei>(mesh.draw_count());
     std::vector<glm::vec3> interleaved;
     interleaved.reserve(2 * mesh.vertex_count());
@@ -253,6 +257,12 @@ struct Renderer::Gpu {
     glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(batch.size() * sizeof(GpuInstance)), batch.data(),
                  GL_STREAM_DRAW);
     glBindVertexArray(mesh.vao);
+    // Culled before rasterisation: half of a solid's triangles never reach llvmpipe's tiles.
+    if (mesh.closed) {
+      glEnable(GL_CULL_FACE);
+    } else {
+      glDisable(GL_CULL_FACE);
+    }
     if (mesh.ebo != 0) {
       glDrawElementsInstanced(mesh.mode, mesh.vertices, GL_UNSIGNED_INT, nullptr, static_cast<GLsizei>(batch.size()));
     } else {
@@ -278,9 +288,10 @@ Renderer::Renderer() : gpu_(std::make_unique<Gpu>()) {
   gpu_->ambient = glGetUniformLocation(gpu_->program, "u_ambient");
   gpu_->lit = glGetUniformLocation(gpu_->program, "u_lit");
   glGenBuffers(1, &gpu_->instances);
-  gpu_->cube = std::make_unique<GpuMesh>(detail::unit_cube(), GL_TRIANGLES, gpu_->instances);
-  gpu_->sphere = std::make_unique<GpuMesh>(detail::unit_sphere(), GL_TRIANGLES, gpu_->instances);
-  gpu_->cylinder = std::make_unique<GpuMesh>(detail::unit_cylinder(), GL_TRIANGLES, gpu_->instances);
+  // The cylinder is open, but only ever drawn between a capsule's two caps.
+  gpu_->cube = std::make_unique<GpuMesh>(detail::unit_cube(), GL_TRIANGLES, gpu_->instances, true);
+  gpu_->sphere = std::make_unique<GpuMesh>(detail::unit_sphere(), GL_TRIANGLES, gpu_->instances, true);
+  gpu_->cylinder = std::make_unique<GpuMesh>(detail::unit_cylinder(), GL_TRIANGLES, gpu_->instances, true);
   gpu_->edges = std::make_unique<GpuMesh>(detail::unit_cube_edges(), GL_LINES, gpu_->instances);
 }
 
@@ -306,7 +317,8 @@ void Renderer::draw(const Snapshot& snapshot, const DrawOptions& options, int wi
   glClearColor(options.background.r, options.background.g, options.background.b, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   glEnable(GL_DEPTH_TEST);
-  glDisable(GL_CULL_FACE);
+  glCullFace(GL_BACK);
+  glFrontFace(GL_CCW);
   const Camera camera = options.camera ? *options.camera : Camera::framing(snapshot.bounds);
   const glm::mat4 view_projection = camera.view_projection(static_cast<float>(width) / static_cast<float>(height));
   glUseProgram(gpu_->program);
@@ -350,6 +362,7 @@ void Renderer::draw(const Snapshot& snapshot, const DrawOptions& options, int wi
   }
   glBindVertexArray(0);
   glUseProgram(0);
+  glDisable(GL_CULL_FACE);  // GL's default, as other drawing in the context expects
 }
 
 }  // namespace agrid::render

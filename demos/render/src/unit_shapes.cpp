@@ -3,6 +3,8 @@
 #include <cmath>
 #include <numbers>
 
+#include <glm/geometric.hpp>
+
 namespace agrid::render::detail {
 namespace {
 
@@ -12,6 +14,8 @@ namespace {
 /// spheres (2 shared cores, 2026-11-23).
 constexpr int kSphereRings = 8;
 constexpr int kRoundSegments = 14;
+/// A grid row whose neighbouring vertices are closer than this is one point (a sphere's pole).
+constexpr float kCollapsedRow = 1e-5f;
 
 glm::vec3 on_sphere(int ring, int segment) {
   const float polar = std::numbers::pi_v<float> * static_cast<float>(ring) / kSphereRings;
@@ -20,7 +24,9 @@ glm::vec3 on_sphere(int ring, int segment) {
 }
 
 // A smooth surface over a grid of (rows + 1) x (columns + 1) vertices from `at(row, column)`,
-// whose normals are `normal(row, column)`, indexed two triangles a cell.
+// whose normals are `normal(row, column)`, indexed two triangles a cell. Rows must climb (+y) and
+// columns turn from +x towards +z: the triangles are then counter-clockwise seen from outside,
+// the front faces that back-face culling keeps.
 template <class Position, class Normal>
 Mesh smooth_grid(int rows, int columns, Position at, Normal normal) {
   Mesh mesh;
@@ -31,10 +37,14 @@ Mesh smooth_grid(int rows, int columns, Position at, Normal normal) {
     }
   }
   const auto index = [columns](int r, int c) { return static_cast<std::uint32_t>(r * (columns + 1) + c); };
+  const auto collapsed = [&mesh, &index](int r) {
+    return glm::distance(mesh.positions[index(r, 0)], mesh.positions[index(r, 1)]) < kCollapsedRow;
+  };
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < columns; ++c) {
-      mesh.indices.insert(mesh.indices.end(), {index(r, c), index(r + 1, c), index(r + 1, c + 1)});
-      mesh.indices.insert(mesh.indices.end(), {index(r, c), index(r + 1, c + 1), index(r, c + 1)});
+      // A cell next to a pole is one triangle: the other has two corners at the pole.
+      if (!collapsed(r + 1)) mesh.indices.insert(mesh.indices.end(), {index(r, c), index(r + 1, c), index(r + 1, c + 1)});
+      if (!collapsed(r)) mesh.indices.insert(mesh.indices.end(), {index(r, c), index(r + 1, c + 1), index(r, c + 1)});
     }
   }
   return mesh;
@@ -60,8 +70,10 @@ Mesh unit_cube() {
 }
 
 Mesh unit_sphere() {
-  // Indexed: each vertex is shaded once per instance, not once per triangle around it.
-  return smooth_grid(kSphereRings, kRoundSegments, on_sphere, on_sphere);
+  // From the south pole up, as smooth_grid wants. Indexed: each vertex is shaded once per
+  // instance, not once per triangle around it.
+  const auto climbing = [](int ring, int segment) { return on_sphere(kSphereRings - ring, segment); };
+  return smooth_grid(kSphereRings, kRoundSegments, climbing, climbing);
 }
 
 Mesh unit_cylinder() {
