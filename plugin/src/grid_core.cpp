@@ -84,7 +84,7 @@ void GridCore::for_each_cell(FunctionRef<const GridCell&> visit) const {
     const std::uint32_t shift = level_shift(node.level);
     GridCell cell;
     cell.level = node.level;
-    cell.entries = node.stay_end - node.stay_begin + node.leaf_end - node.leaf_begin;
+    cell.entries = node.stay.size() + node.leaf.size();
     cell.leaf = node.is_leaf();
     float lo[3];
     float hi[3];
