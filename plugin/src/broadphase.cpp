@@ -120,6 +120,12 @@ void sorted_differences(const std::vector<std::uint64_t>& now, const std::vector
   ended.insert(ended.end(), b, before.end());
 }
 
+// A grid query, and the same test on one box, for a query box and for a query segment.
+void query_grid(const Grid& grid, const Box& box, FunctionRef<std::uint32_t> visit) { grid.for_each_overlap(box, visit); }
+void query_grid(const Grid& grid, const Segment& segment, FunctionRef<std::uint32_t> visit) { grid.for_each_hit(segment, visit); }
+[[nodiscard]] bool meets(const Box& query, const Box& box) noexcept { return overlaps(query, box); }
+[[nodiscard]] bool meets(const Segment& query, const Box& box) noexcept { return hits(query, box); }
+
 }  // namespace
 
 struct Broadphase::Impl {
@@ -674,18 +680,6 @@ void Broadphase::Impl::diff_changed_pairs() {
   merge_into(changes.ended, left_ended);
   pairs_current.store(false, std::memory_order_release);
 }
-
-namespace {
-
-// A grid query, and the same test on one box, for a query box and for a query segment.
-void query_grid(const Grid& grid, const Box& box, FunctionRef<std::uint32_t> visit) { grid.for_each_overlap(box, visit); }
-void query_grid(const Grid& grid, const Segment& segment, FunctionRef<std::uint32_t> visit) {
-  grid.for_each_hit(segment, visit);
-}
-[[nodiscard]] bool meets(const Box& query, const Box& box) noexcept { return overlaps(query, box); }
-[[nodiscard]] bool meets(const Segment& query, const Box& box) noexcept { return hits(query, box); }
-
-}  // namespace
 
 template <class Query>
 void Broadphase::Impl::visit_current(const Query& query, FunctionRef<Handle> visit) const {

@@ -87,5 +87,4 @@ Lattice fit_lattice(std::span<const Box> boxes) {
   return lattice;
 }
 
-
 }  // namespace agrid::detail
