@@ -272,7 +272,7 @@ std::uint32_t SplitEngine::split_subtree_root(std::span<const WorkEntry> records
                                               std::uint32_t level) {
   const auto root = static_cast<std::uint32_t>(nodes_.size());
   const auto count = static_cast<std::uint32_t>(records.size());
-  nodes_.push_back(Node{cell, level, 0, 0, 0, 0, 0, 0});
+  nodes_.push_back(Node{cell, level, 0, 0, {0, 0}, {0, 0}});
   depth_ = std::max(depth_, level);
   pending_.assign(1, PendingNode{root, 0, count});
   const RecordSource source{records.data()};
@@ -496,7 +496,7 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
     nodes_[node.node].first_child = static_cast<std::uint32_t>(nodes_.size());
     const Node root = nodes_[node.node];  // a copy: the pushes move the nodes
     for (std::uint32_t c = 0; c < 64; ++c) {
-      if (root.has_child(c)) nodes_.push_back(Node{child_cell(root.cell, c), 1, 0, 0, 0, 0, 0, 0});
+      if (root.has_child(c)) nodes_.push_back(Node{child_cell(root.cell, c), 1, 0, 0, {0, 0}, {0, 0}});
     }
     const auto grandchild = [](std::uint32_t, const CellCoords& cell) { return cell[0] + 16 * cell[1] + 256 * cell[2]; };
     for (std::uint32_t c = 0, child = root.first_child; c < 64; ++c) {
@@ -508,7 +508,7 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
 std::uint32_t SplitEngine::add_child(const CellCoords& cell, std::uint32_t level, std::uint32_t count,
                                      bool& is_leaf) {
   const auto child = static_cast<std::uint32_t>(nodes_.size());
-  nodes_.push_back(Node{cell, level, 0, 0, 0, 0, 0, 0});
+  nodes_.push_back(Node{cell, level, 0, 0, {0, 0}, {0, 0}});
   depth_ = std::max(depth_, level);
   if (child_is_finished(count, capacity_, level) && finish_ == Finish::leaf) {
     is_leaf = true;
