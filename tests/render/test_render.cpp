@@ -45,6 +45,14 @@ constexpr const char* kUpdateReferenceVariable = "AGRID_UPDATE_RENDER_REFERENCE"
 constexpr int kSmallWidth = 160;
 constexpr int kSmallHeight = 90;
 
+/// pile before its first step, its snapshot and a small renderer: what the overlay tests draw.
+struct SmallPile {
+  OffscreenRenderer renderer{kSmallWidth, kSmallHeight};
+  std::unique_ptr<scenes::BulletWorld> world = stepped_pile(kPileBodies, 0);
+  MeshCache cache;
+  Snapshot snapshot = take_snapshot(world->world(), cache);
+};
+
 Image picture_of(btCollisionWorld& world, OffscreenRenderer& renderer, const DrawOptions& options = {}) {
   MeshCache cache;
   return renderer.render(take_snapshot(world, cache), options);
@@ -87,20 +95,18 @@ TEST(Render, PileMatchesTheStoredReference) {
 }
 
 TEST(Render, AabbOverlayDrawsLines) {
-  OffscreenRenderer renderer(kSmallWidth, kSmallHeight);
-  auto world = stepped_pile(kPileBodies, 0);
-  MeshCache cache;
-  const Snapshot snapshot = take_snapshot(world->world(), cache);
+  SmallPile pile;
+  const Snapshot& snapshot = pile.snapshot;
+  OffscreenRenderer& renderer = pile.renderer;
   DrawOptions with_boxes;
   with_boxes.aabbs = true;
   EXPECT_GT(mean_abs_difference(renderer.render(snapshot), renderer.render(snapshot, with_boxes)), 0.0);
 }
 
 TEST(Render, ObjectColoursRecolourAllButStaticObjects) {
-  OffscreenRenderer renderer(kSmallWidth, kSmallHeight);
-  auto world = stepped_pile(kPileBodies, 0);
-  MeshCache cache;
-  const Snapshot snapshot = take_snapshot(world->world(), cache);
+  SmallPile pile;
+  const Snapshot& snapshot = pile.snapshot;
+  OffscreenRenderer& renderer = pile.renderer;
   DrawOptions recoloured;
   recoloured.object_colours.assign(snapshot.objects, glm::vec3(0.0f, 1.0f, 0.0f));
   EXPECT_GT(mean_abs_difference(renderer.render(snapshot), renderer.render(snapshot, recoloured)), 0.0);
@@ -113,10 +119,9 @@ TEST(Render, ObjectColoursRecolourAllButStaticObjects) {
 }
 
 TEST(Render, WireBoxesAndColouredLinesDraw) {
-  OffscreenRenderer renderer(kSmallWidth, kSmallHeight);
-  auto world = stepped_pile(kPileBodies, 0);
-  MeshCache cache;
-  const Snapshot snapshot = take_snapshot(world->world(), cache);
+  SmallPile pile;
+  const Snapshot& snapshot = pile.snapshot;
+  OffscreenRenderer& renderer = pile.renderer;
   const Image plain = renderer.render(snapshot);
   DrawOptions boxes;
   boxes.wire_boxes.push_back({{snapshot.bounds}, glm::vec3(1.0f, 0.0f, 1.0f)});
