@@ -9,6 +9,8 @@
 //   pairs    pairs in the cache after the last step
 //   bp_mean_ms, step_mean_ms   the means of bp_ms and step_ms
 //   ray_ms, ray_mean_ms        median and mean of the rays' time (bench-7's 500 rays; else 0)
+// BM_broadphase_rays/static-50k/<kind>: the peer of agrid-bench-broadphase's ray benchmark (same
+// boxes and rays, broadphase_scenes.h) on proxies made by hand, one thread.
 // Bullet's own benchmark scenes (BM_bullet/bench-*) run as issue 10 measures them: 300 steps
 // from the start, no warm-up.
 // Run:  agrid-bench-bullet [--benchmark_filter=BM_bullet/scatter.*]
@@ -26,10 +28,12 @@
 #include <numeric>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "agrid/bullet/btAdaptiveGridBroadphase.h"
 #include "agrid_scenes/bullet_worlds.h"
+#include "broadphase_scenes.h"
 
 namespace {
 
@@ -164,6 +168,73 @@ void bm_resting_step(benchmark::State& state) {
   for (btBroadphaseProxy* p : proxies) broadphase->destroyProxy(p, &dispatcher);
 }
 
+/// Counts what a broadphase's rayTest reports, with the ray data set as btCollisionWorld's own
+/// ray callback sets it (a unit direction; the ray's length as m_lambda_max).
+struct CountingRayCallback : btBroadphaseRayCallback {
+  CountingRayCallback(const btVector3& from, const btVector3& to) {
+    btVector3 direction = to - from;
+    direction.normalize();
+    for (int k = 0; k < 3; ++k) {
+      m_rayDirectionInverse[k] = direction[k] == btScalar(0) ? btScalar(BT_LARGE_FLOAT) : btScalar(1) / direction[k];
+      m_signs[k] = m_rayDirectionInverse[k] < btScalar(0);
+    }
+    m_lambda_max = direction.dot(to - from);
+  }
+  bool process(const btBroadphaseProxy* /*proxy*/) override {
+    ++reported;
+    return true;
+  }
+  std::size_t reported = 0;
+};
+
+btVector3 bt(const agrid::Vec3& v) { return {v.x, v.y, v.z}; }
+
+/// agrid-bench-broadphase's BM_broadphase_rays/static-50k on a Bullet broadphase: its 50,000
+/// static boxes as proxies, one calculateOverlappingPairs, then one iteration is its 500 rays,
+/// on one thread (dbvt's rayTest is not thread safe in Debian's Bullet).
+void bm_static_rays(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
+  tbb::task_arena arena(1);
+  arena.execute([&] {
+    const std::vector<agrid::Box> boxes = agrid::bench::ray_scene_boxes();
+    std::vector<std::pair<btVector3, btVector3>> rays;
+    for (const agrid::Segment& ray : agrid::bench::ray_scene_rays()) rays.emplace_back(bt(ray.from), bt(ray.to));
+    btDefaultCollisionConfiguration configuration;
+    btCollisionDispatcher dispatcher(&configuration);
+    std::unique_ptr<btBroadphaseInterface> broadphase;
+    if (kind == agrid::scenes::BroadphaseKind::dbvt) {
+      broadphase = std::make_unique<btDbvtBroadphase>();
+    } else {
+      broadphase = std::make_unique<btAdaptiveGridBroadphase>();
+    }
+    std::vector<btCollisionObject> objects(boxes.size());
+    std::vector<btBroadphaseProxy*> proxies;
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      proxies.push_back(broadphase->createProxy(bt(boxes[i].min), bt(boxes[i].max), BOX_SHAPE_PROXYTYPE, &objects[i],
+                                                btBroadphaseProxy::DefaultFilter, btBroadphaseProxy::AllFilter,
+                                                &dispatcher));
+    }
+    broadphase->calculateOverlappingPairs(&dispatcher);
+    btOverlappingPairCache& cache = *broadphase->getOverlappingPairCache();
+    state.counters["pairs"] = cache.getNumOverlappingPairs();
+    std::size_t hits = 0;
+    for (auto _ : state) {
+      hits = 0;
+      for (const auto& [from, to] : rays) {
+        CountingRayCallback callback(from, to);
+        broadphase->rayTest(from, to, callback);
+        hits += callback.reported;
+      }
+    }
+    state.counters["hits"] = static_cast<double>(hits);
+    // Empty the cache from its end first: destroyProxy alone scans every pair for each proxy.
+    while (cache.getNumOverlappingPairs() > 0) {
+      const btBroadphasePair& last = cache.getOverlappingPairArray()[cache.getNumOverlappingPairs() - 1];
+      cache.removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, &dispatcher);
+    }
+    for (btBroadphaseProxy* p : proxies) broadphase->destroyProxy(p, &dispatcher);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -196,6 +267,12 @@ int main(int argc, char** argv) {
     const std::string name = "BM_broadphase_rays/bench-7/" + std::string(agrid::scenes::name(kind));
     benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { bm_broadphase_rays(state, kind); })
         ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
+  }
+  for (const auto kind : {agrid::scenes::BroadphaseKind::dbvt, agrid::scenes::BroadphaseKind::agrid}) {
+    const std::string name = "BM_broadphase_rays/static-50k/" + std::string(agrid::scenes::name(kind));
+    benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { bm_static_rays(state, kind); })
+        ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
   benchmark::RegisterBenchmark("BM_resting_step/100k/agrid", bm_resting_step)->Unit(benchmark::kMicrosecond);
