@@ -1,223 +1,190 @@
-// Broadphase: objects in handles, a resting grid rebuilt rarely, a moving set rebuilt each update,
-// and the pairs diffed against the last update's.
+// Broadphase: objects by handle; resting ones in a balanced tree of fat boxes with their candidate
+// pairs kept; moving ones paired afresh each update by the adaptive grid; the changes found from
+// what changed only.
 
 #include "agrid/broadphase.h"
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
-#include <cstring>
 #include <functional>
-#include <mutex>
+#include <iterator>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
 #include <tbb/task_arena.h>
 
+#include "aabb_tree.h"
 #include "agrid/grid.h"
 #include "agrid/tree.h"
+#include "agrid_assert.h"
+#include "candidate_pairs.h"
 #include "checked_config.h"
+#include "fat_box.h"
 #include "pair_key.h"
 #include "parallel_for.h"
+#include "segment_math.h"
 
 namespace agrid {
 namespace {
 
-/// An object whose box has stayed near where its fat box was set for this many updates may join
-/// the resting grid (measured: 2 let bodies drifting at walking pace join and leave again, each
-/// batch a rebuild; 16 keeps them out and still rests a settling stack in a quarter second) ...
-constexpr std::uint64_t kRestAfterUpdates = 16;
-/// ... times 2^backoff, where an object's backoff grows by one (up to this) each time it leaves
-/// the grid soon after joining: bodies rolling through a pile would otherwise join and leave
-/// every few steps, and each batch of them costs a rebuild.
-constexpr std::uint8_t kMaxRestBackoff = 6;
-/// Leaving after a rest this many times longer than the wait to join resets the backoff.
-constexpr std::uint64_t kLongRestFactor = 4;
-/// The resting grid is rebuilt when the objects ready to join it are at least this many ...
-constexpr std::uint32_t kMinRestingBatch = 256;
-/// ... or, in a world too small for that, at least 1/kSmallWorldShare of its live objects (a
-/// rebuild of a small world costs about a step of its moving set) ...
-constexpr std::uint32_t kSmallWorldShare = 4;
-/// ... and at least 1/kMovingShareToRest of the moving set (every moving object queries the
-/// resting grid, however few rest in it: a handful resting among 50,000 moving would cost them
-/// all a query) ...
-constexpr std::uint32_t kMovingShareToRest = 8;
-/// ... and at least 1/kRestingGrowthDivisor of its members (or when the whole moving set is
-/// ready); or when that many members have left it (moved, changed filter, removed), since they
-/// still cost in its queries.
-constexpr std::uint32_t kRestingGrowthDivisor = 8;
-/// Moving objects queried against the resting grid per unit of parallel work.
+using detail::AabbTree;
+using detail::pair_key;
+using detail::pair_of;
+
+/// Moving objects queried against the resting tree per unit of parallel work (large enough that
+/// a unit outweighs handing it to a thread).
 constexpr std::uint32_t kQueriesPerWork = 256;
 
-[[nodiscard]] bool same_box(const Box& a, const Box& b) noexcept {
-  // Bitwise, so that a NaN box set again counts as unchanged, and -0 as a change (harmless).
-  return std::memcmp(&a, &b, sizeof(Box)) == 0;
+/// Where an object is kept.
+enum class Place : std::uint8_t {
+  none,     ///< Not yet placed (created since the last update), or removed.
+  moving,   ///< In the moving set: paired afresh each update.
+  resting,  ///< In the resting tree (when its box is valid) with its candidates kept.
+};
+
+/// One object: what set_box reads and writes, in one cache line. Invariant: a valid box lies in
+/// its fat box; `leaf` is a tree leaf holding `fat` iff the object rests with a valid box.
+struct alignas(64) Object {
+  Box box;                               ///< The exact box, as last set.
+  Box fat;                               ///< Holds `box` (when valid); reset when `box` leaves it.
+  std::uint32_t leaf = AabbTree::kNone;  ///< Its leaf in the resting tree.
+  std::uint32_t fat_set_at = 0;          ///< The update count, modulo 2^32, when `fat` was last set.
+  Place place = Place::none;
+  bool alive = false;
+  bool dirty = false;    ///< Changed since the last update (listed in `dirty`).
+  bool leaving = false;  ///< Resting, and its box left its fat box or its filter changed.
+  bool joining = false;  ///< Joining the resting tree in the update under way.
+};
+static_assert(sizeof(Object) == 64);
+
+/// A segment query: the segment (for the grid) and its prepared form (for the tree and tests).
+struct SegmentQuery {
+  Segment segment;
+  detail::PreparedSegment prepared;
+};
+
+// A query's test of one object, and its walk of the tree and of the grid, for a box and for a
+// segment.
+[[nodiscard]] bool meets(const Box& query, const Box& box) noexcept { return overlaps(query, box); }
+[[nodiscard]] bool meets(const SegmentQuery& query, const Box& box) noexcept {
+  double t = 0.0;
+  return is_valid(box) && query.prepared.meets(box, &t);
+}
+template <class Visit>
+bool walk(const AabbTree& tree, const Box& query, std::vector<std::uint32_t>& stack, Visit&& visit) {
+  return tree.query(query, stack, visit);
+}
+template <class Visit>
+bool walk(const AabbTree& tree, const SegmentQuery& query, std::vector<std::uint32_t>& stack, Visit&& visit) {
+  return tree.query(query.prepared, stack, visit);
+}
+void walk(const Grid& grid, const Box& query, FunctionRef<std::uint32_t> visit) { grid.for_each_overlap(query, visit); }
+void walk(const Grid& grid, const SegmentQuery& query, FunctionRef<std::uint32_t> visit) {
+  grid.for_each_hit(query.segment, visit);
 }
 
-/// A moving object counts as still only while its box stays within this share of its fat margin
-/// around where the fat box was set: bodies that drift or roll soon leave that and stay moving,
-/// where a jittering one rests; once resting, an object may use all of its fat box.
-constexpr float kSettleShare = 0.25f;
-
-/// How far the fat box of `box` reaches beyond it on every side: `margin` times its longest
-/// edge; 0 for an invalid box (it pairs with nothing and never rests in a fat box).
-[[nodiscard]] float fat_growth(const Box& box, float margin) noexcept {
-  if (margin == 0.0f || !is_valid(box)) return 0.0f;
-  const float grow = margin * std::max({box.max.x - box.min.x, box.max.y - box.min.y, box.max.z - box.min.z});
-  return grow >= 0.0f ? grow : 0.0f;  // an edge of inf - inf: the box is already unbounded there
-}
-
-/// `box` grown by `grow` on every side (never less than `box`: rounding to nearest never moves
-/// min up or max down), or shrunk by -grow.
-[[nodiscard]] Box grown(const Box& box, float grow) noexcept {
-  return {{box.min.x - grow, box.min.y - grow, box.min.z - grow}, {box.max.x + grow, box.max.y + grow, box.max.z + grow}};
-}
-
-/// is_valid(box), without branches.
-[[nodiscard]] bool valid(const Box& box) noexcept {
-  return (box.min.x <= box.max.x) & (box.min.y <= box.max.y) & (box.min.z <= box.max.z);
-}
-
-/// True iff `inner` is valid and lies within `outer` (closed boxes). Without branches: in a
-/// world of drifting bodies the answer is a coin toss, and each mispredicted branch cost more
-/// than all the comparisons (measured on scatter-50k's set_box).
-[[nodiscard]] bool within(const Box& inner, const Box& outer) noexcept {
-  return valid(inner) & (outer.min.x <= inner.min.x) & (outer.min.y <= inner.min.y) & (outer.min.z <= inner.min.z) &
-         (inner.max.x <= outer.max.x) & (inner.max.y <= outer.max.y) & (inner.max.z <= outer.max.z);
-}
-
-// Selections without branches: `mask` is all ones to take `a`, zero to take `b` (compilers turn
-// a ?: into a branch, which costs more than both sides when the condition is a coin toss).
-[[nodiscard]] std::uint32_t select(std::uint32_t mask, std::uint32_t a, std::uint32_t b) noexcept {
-  return (a & mask) | (b & ~mask);
-}
-[[nodiscard]] float select(std::uint32_t mask, float a, float b) noexcept {
-  return std::bit_cast<float>(select(mask, std::bit_cast<std::uint32_t>(a), std::bit_cast<std::uint32_t>(b)));
-}
-[[nodiscard]] Box select(std::uint32_t mask, const Box& a, const Box& b) noexcept {
-  return {{select(mask, a.min.x, b.min.x), select(mask, a.min.y, b.min.y), select(mask, a.min.z, b.min.z)},
-          {select(mask, a.max.x, b.max.x), select(mask, a.max.y, b.max.y), select(mask, a.max.z, b.max.z)}};
-}
-
-/// Appends the keys of `now` not in `before` to `began` and those of `before` not in `now` to
-/// `ended`: both set differences of two sorted key lists, in one pass.
+/// Appends the keys of sorted `now` not in sorted `before` to `began` and the others to `ended`.
 void sorted_differences(const std::vector<std::uint64_t>& now, const std::vector<std::uint64_t>& before,
-                        std::vector<std::uint64_t>& began, std::vector<std::uint64_t>& ended) {
+                        std::vector<Pair>& began, std::vector<Pair>& ended) {
   auto n = now.begin();
   auto b = before.begin();
   while (n != now.end() && b != before.end()) {
     if (*n < *b) {
-      began.push_back(*n++);
+      began.push_back(pair_of(*n++));
     } else if (*b < *n) {
-      ended.push_back(*b++);
+      ended.push_back(pair_of(*b++));
     } else {
       ++n;
       ++b;
     }
   }
-  began.insert(began.end(), n, now.end());
-  ended.insert(ended.end(), b, before.end());
+  for (; n != now.end(); ++n) began.push_back(pair_of(*n));
+  for (; b != before.end(); ++b) ended.push_back(pair_of(*b));
 }
 
-// A grid query, and the same test on one box, for a query box and for a query segment.
-void query_grid(const Grid& grid, const Box& box, FunctionRef<std::uint32_t> visit) { grid.for_each_overlap(box, visit); }
-void query_grid(const Grid& grid, const Segment& segment, FunctionRef<std::uint32_t> visit) { grid.for_each_hit(segment, visit); }
-[[nodiscard]] bool meets(const Box& query, const Box& box) noexcept { return overlaps(query, box); }
-[[nodiscard]] bool meets(const Segment& query, const Box& box) noexcept { return hits(query, box); }
+/// Sorts `keys` and drops repeats.
+void sort_unique(std::vector<std::uint64_t>& keys) {
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+}
+
+/// Handles to give out: removed ones become reusable only after the update that reports the end
+/// of their pairs, and the lowest is reused first.
+class HandlePool {
+ public:
+  /// A reusable handle, or `next` (the first never used) when there is none.
+  [[nodiscard]] Handle take(Handle next) {
+    if (free_.empty()) return next;
+    const Handle h = free_.back();
+    free_.pop_back();
+    return h;
+  }
+  void removed(Handle h) { removed_.push_back(h); }
+  /// The update has reported the removed handles' pairs: they are reusable now.
+  void recycle() {
+    if (removed_.empty()) return;
+    free_.insert(free_.end(), removed_.begin(), removed_.end());
+    removed_.clear();
+    std::sort(free_.begin(), free_.end(), std::greater<>());
+  }
+
+ private:
+  std::vector<Handle> free_;     ///< Reusable now, lowest last.
+  std::vector<Handle> removed_;  ///< Removed since the last update.
+};
 
 }  // namespace
 
 struct Broadphase::Impl {
-  /// What set_box reads and writes, in one cache line (scatter-50k's 50,000 drifting bodies
-  /// measured the larger layout); the filter and the time of the last rest are in arrays of their
-  /// own.
-  struct alignas(64) Object {
-    Box box;  ///< The exact box, as last set.
-    /// Contains `box`; reset when `box` leaves it. The resting grid holds fat boxes, so that
-    /// a resting object may jitter inside its fat box and stay where it is.
-    Box fat;
-    float growth = 0.0f;           ///< How far `fat` reaches beyond the box it was set around.
-    /// The update count, modulo 2^32, when its box or filter last changed (an object unchanged
-    /// for 2^32 updates may wait once more to rest: harmless).
-    std::uint32_t changed_at = 0;
-    std::uint32_t rest_index = 0;  ///< Its index among the resting grid's members, while resting.
-    bool alive = false;
-    bool dirty = false;            ///< Changed since the last update (in dirty_handles).
-    bool resting = false;          ///< A member of the resting grid, unchanged since it was built.
-    std::uint8_t rest_backoff = 0; ///< Doublings of the wait before it may join the resting grid.
-
-    /// True iff it may join the resting grid at update `now`.
-    [[nodiscard]] bool ready_to_rest(std::uint64_t now) const noexcept {
-      return static_cast<std::uint32_t>(now) - changed_at >= (kRestAfterUpdates << rest_backoff);
-    }
-  };
-  static_assert(sizeof(Object) == 64);
-
   Config config;
-  std::vector<Object> objects;
-  std::vector<Filter> filters;           ///< By handle.
-  std::vector<std::uint64_t> rested_at;  ///< By handle: the update count when it last joined the resting grid.
-  std::vector<Handle> free_handles;     ///< Reusable now, lowest last.
-  std::vector<Handle> removed_handles;  ///< Removed since the last update: reusable after it.
-  std::vector<Handle> dirty_handles;    ///< Changed since the last update.
-  std::vector<Handle> changed_handles;  ///< Those of the update under way.
-  std::vector<Handle> next_moving;      ///< Scratch of update_moving_set.
-  std::uint32_t invalid = 0;            ///< Live objects with an invalid box.
+  std::vector<Object> objects;  ///< By handle: the one copy of every box.
+  std::vector<Filter> filters;  ///< By handle.
+  HandlePool handles;
+  std::vector<Handle> dirty;  ///< Changed since the last update, each once.
   std::uint64_t updates = 0;
   std::uint32_t live = 0;
-  std::uint64_t resting_rebuilds = 0;
+  std::uint32_t invalid = 0;  ///< Live objects with an invalid box.
+  std::uint32_t resting = 0;  ///< Live objects resting (in the tree, or with an invalid box).
 
-  // The resting grid: its members (ascending handles) and their fat boxes as built, their exact
-  // boxes now, and their candidate pairs with each one's exact overlap as of the last update.
-  // Members are indexed by their order in the grid; the arrays are compact so that walking the
-  // candidates is cheap.
-  Grid resting_grid;
-  std::vector<Handle> resting_handles;
-  std::vector<Box> resting_boxes;
-  std::vector<Box> resting_exact;
-  std::vector<std::uint8_t> resting_live;             ///< 1 while the member has not left.
-  /// Pairs of members (by index) whose fat boxes overlap and whose filters pass. Sorted; so are
-  /// their handle pairs.
-  std::vector<Pair> resting_candidates;
-  std::vector<std::uint8_t> resting_hits;             ///< Exact overlap; 0 once a member left.
-  std::uint32_t resting_pair_count = 0;               ///< Candidates that are hits.
-  bool resting_changed = false;              ///< A member moved in its fat box or left since the last update.
-  std::uint32_t resting_left = 0;            ///< Members that have left since the build.
-  bool resting_keys_stale = false;           ///< Built by update_queries(), without its pairs.
+  AabbTree resting_tree;             ///< The fat boxes of resting objects with a valid box.
+  detail::CandidatePairs candidates; ///< Pairs of resting objects whose fat boxes overlap and filters pass.
 
-  // The moving set of the last update: everything alive and not resting. Its grid serves
-  // queries; when the tree found the pairs, the grid is built by the first query that needs it.
-  mutable Grid moving_grid;
-  mutable std::mutex moving_grid_mutex;
-  mutable std::atomic<bool> moving_grid_built{false};
-  Tree moving_tree;
-  std::vector<Handle> moving_handles;
+  /// The moving set, ascending; their boxes as of the last update, in the same order, which the
+  /// grid holds for queries; the pair keys with a moving member (sorted).
+  std::vector<Handle> moving;
   std::vector<Box> moving_boxes;
-  std::vector<Pair> moving_pairs;
-
-  // Pairs with a moving member, as sorted handle keys: this update's and the last one's.
-  std::vector<std::vector<std::uint64_t>> query_keys;  ///< Per unit of moving x resting work.
-  std::vector<std::uint64_t> keys;
+  Grid moving_grid;
+  Tree moving_tree;
   std::vector<std::uint64_t> moving_keys;
 
-  // All pairs, made from the resting hits and the moving keys when first asked for after an
-  // update (most updates need only the changes).
-  mutable std::vector<Pair> pairs;
-  mutable std::mutex pairs_mutex;
-  mutable std::atomic<bool> pairs_current{true};
-
-  // Scratch of the incremental diff.
-  std::vector<Pair> next_pairs;
-  std::vector<std::uint64_t> left_keys;  ///< Resting pairs whose member left, sorted.
-  std::vector<Pair> resting_began;
-  std::vector<Pair> resting_ended;
-  std::vector<std::uint64_t> moving_began;
-  std::vector<std::uint64_t> moving_ended;
+  /// False after update_queries(): no pairs are known, and the next update() reports them all.
+  bool pairs_known = true;
   PairChanges changes;
   BroadphaseStats stats;
 
-  explicit Impl(const Config& c) : config(c), resting_grid(c), moving_grid(c), moving_tree(c) {}
+  // All pairs, brought up to date lazily by pairs().
+  mutable std::vector<Pair> all_pairs;
+  mutable std::uint64_t all_pairs_at = 0;  ///< The update they are of.
+  mutable std::mutex all_pairs_mutex;
+  mutable std::atomic<bool> all_pairs_current{true};
+
+  // Scratch of update(), kept for its memory.
+  std::vector<Handle> retest;
+  std::vector<Handle> joining;
+  std::vector<Handle> entering;
+  std::vector<Handle> next_moving;
+  std::vector<std::uint64_t> touched_before;  ///< Pairs whose state this update may change, as they were ...
+  std::vector<std::uint64_t> touched_now;     ///< ... and as they are.
+  std::vector<std::uint64_t> next_keys;
+  std::vector<std::vector<std::uint64_t>> unit_keys;
+  std::vector<Pair> grid_pairs;
+  std::vector<AabbTree::Entry> tree_entries;
+  bool moving_grid_current = false;  ///< The grid holds moving_boxes.
+  std::vector<std::uint32_t> stack;
+
+  explicit Impl(const Config& c) : config(c), moving_grid(c), moving_tree(c) {}
 
   Object& live_object(Handle h, const char* what) {
     if (h >= objects.size() || !objects[h].alive) {
@@ -225,85 +192,47 @@ struct Broadphase::Impl {
     }
     return objects[h];
   }
+  [[nodiscard]] const Object& live_object(Handle h, const char* what) const {
+    return const_cast<Impl*>(this)->live_object(h, what);
+  }
 
-  // The object changed: it leaves the resting grid and is rebuilt at the next update.
-  void touch(Handle h) {
+  void mark_dirty(Handle h) {
+    if (objects[h].dirty) return;
+    objects[h].dirty = true;
+    dirty.push_back(h);
+  }
+
+  /// The object's filter changed or its box left its fat box: a resting object leaves the tree
+  /// at the next update.
+  void reset_fat(Handle h) {
     Object& o = objects[h];
-    if (o.resting) {
-      o.resting = false;
-      resting_live[o.rest_index] = 0;
-      resting_changed = true;
-      ++resting_left;
-    }
-    if (!o.dirty) {
-      o.dirty = true;
-      dirty_handles.push_back(h);
-    }
+    o.fat = detail::fattened(o.box, config.fat_margin);
+    o.fat_set_at = static_cast<std::uint32_t>(updates);
+    o.leaving = o.place == Place::resting;
   }
 
-  /// Within its fat box a resting object stays in the resting grid (pairs and queries test the
-  /// exact box); out of it, it leaves the grid with a new fat box, and waits longer to rest
-  /// again if it rested only briefly, no longer than at first if it rested long.
-  void set_resting_box(Handle h, const Box& box) {
-    Object& o = objects[h];
-    if (within(box, o.fat)) {  // both valid: the invalid count stands
-      o.box = box;
-      resting_exact[o.rest_index] = box;
-      resting_changed = true;
-      return;
-    }
-    const std::uint64_t wait = kRestAfterUpdates << o.rest_backoff;
-    if (updates - rested_at[h] >= kLongRestFactor * wait) {
-      o.rest_backoff = 0;
-    } else if (o.rest_backoff < kMaxRestBackoff) {
-      ++o.rest_backoff;
-    }
-    set_moving_box(h, box);
+  [[nodiscard]] bool ready_to_rest(const Object& o) const noexcept {
+    return static_cast<std::uint32_t>(updates) - o.fat_set_at >= config.rest_after;
   }
 
-  /// A moving object counts as still, and may join the resting grid, while close to where its
-  /// fat box was set; otherwise its fat box is set around its box. Either way it is marked dirty,
-  /// so that queries before the next update see the new box. Written without branches on
-  /// `still`: for drifting bodies it is a coin toss, and a mispredicted branch cost more than
-  /// setting the fat box (measured on scatter-50k).
-  void set_moving_box(Handle h, const Box& box) {
-    Object& o = objects[h];
-    const bool still = (config.fat_margin > 0.0f) & within(box, grown(o.fat, -(1.0f - kSettleShare) * o.growth));
-    invalid += !valid(box);  // both valid when still: no change then
-    invalid -= !valid(o.box);
-    const float growth = fat_growth(box, config.fat_margin);
-    const std::uint32_t keep = 0u - static_cast<std::uint32_t>(still);
-    o.fat = select(keep, o.fat, grown(box, growth));
-    o.growth = select(keep, o.growth, growth);
-    o.changed_at = select(keep, o.changed_at, static_cast<std::uint32_t>(updates));
-    o.box = box;
-    touch(h);
-  }
-
-  /// True iff objects a and b pair now: their filters pass and their exact boxes overlap (a
-  /// resting object's fat box only says they may).
-  [[nodiscard]] bool accepts(Handle a, Handle b) const noexcept {
-    return passes(filters[a], filters[b]) && overlaps(objects[a].box, objects[b].box);
-  }
-
-  /// Brings the grids up to date and, if `find_pairs`, the pairs and their changes.
   void update(bool find_pairs);
-  /// Calls `visit` with each live object whose current box meets the query (a Box or a Segment).
+  void take_changes();
+  void leave_resting(Handle h);
+  void retest_candidates(Handle h);
+  void join_resting();
+  void add_candidates(Handle h);
+  void join_in_bulk();
+  /// Makes grid_pairs hold the pairs of `boxes` (by index), with the grid or the tree of grids;
+  /// true iff the grid did it (and holds the boxes).
+  bool find_grid_pairs(std::span<const Box> boxes);
+  void update_moving_set();
+  void find_moving_keys();
+  void report_changes();
+  void collect_stats();
+  void bring_pairs_up_to_date() const;
   template <class Query>
   void visit_current(const Query& query, FunctionRef<Handle> visit) const;
-  void ensure_moving_grid() const;
-  void rebuild_resting(bool find_pairs);
-  void update_moving_set();
-  void gather_moving_boxes();
-  void find_moving_pairs();
-  void forget_pairs();
-  /// The changes since the last update, when the resting grid was rebuilt: all pairs compared.
-  void diff_all_pairs();
-  /// The changes since the last update, from the moving keys and the resting candidates.
-  void diff_changed_pairs();
-  void walk_resting_candidates();
-  /// Makes `pairs` hold all pairs of the last update.
-  void make_pairs() const;
+  [[nodiscard]] const char* problem() const;
 };
 
 Broadphase::Broadphase(const Config& config) : impl_(std::make_unique<Impl>(detail::checked(config))) {}
@@ -313,60 +242,61 @@ Broadphase& Broadphase::operator=(Broadphase&&) noexcept = default;
 
 Handle Broadphase::create(const Box& box, Filter filter) {
   Impl& m = *impl_;
-  Handle h;
-  if (!m.free_handles.empty()) {
-    h = m.free_handles.back();
-    m.free_handles.pop_back();
-  } else {
+  const Handle h = m.handles.take(static_cast<Handle>(m.objects.size()));
+  if (h == m.objects.size()) {
     if (m.objects.size() >= std::numeric_limits<Handle>::max() - 1) {
       throw std::length_error("agrid::Broadphase::create: at most 2^32 - 2 objects");
     }
-    h = static_cast<Handle>(m.objects.size());
-    m.objects.emplace_back();
-    m.filters.emplace_back();
-    m.rested_at.emplace_back();
+    try {
+      m.objects.emplace_back();
+      m.filters.emplace_back();
+      m.candidates.resize(static_cast<std::uint32_t>(m.objects.size()));
+    } catch (...) {
+      m.objects.resize(h);
+      m.filters.resize(h);
+      throw;
+    }
   }
-  m.objects[h] = Impl::Object{};
-  Impl::Object& o = m.objects[h];
+  Object& o = m.objects[h];
+  o = Object{};
   o.box = box;
-  o.growth = fat_growth(box, m.config.fat_margin);
-  o.fat = o.growth > 0.0f ? grown(box, o.growth) : box;
-  m.filters[h] = filter;
-  o.changed_at = static_cast<std::uint32_t>(m.updates);
   o.alive = true;
+  m.filters[h] = filter;
+  m.reset_fat(h);
   ++m.live;
   m.invalid += !is_valid(box);
-  m.touch(h);
+  m.mark_dirty(h);
   return h;
 }
 
 void Broadphase::set_box(Handle handle, const Box& box) {
-  Impl::Object& o = impl_->live_object(handle, "set_box");
-  if (same_box(o.box, box)) return;
-  if (o.resting) {
-    impl_->set_resting_box(handle, box);
-  } else {
-    impl_->set_moving_box(handle, box);
-  }
+  Impl& m = *impl_;
+  Object& o = m.live_object(handle, "set_box");
+  if (detail::same_box(o.box, box)) return;
+  m.invalid = m.invalid + !is_valid(box) - !is_valid(o.box);
+  o.box = box;
+  if (!detail::within(box, o.fat)) m.reset_fat(handle);
+  m.mark_dirty(handle);
 }
 
 void Broadphase::set_filter(Handle handle, Filter filter) {
-  Impl::Object& o = impl_->live_object(handle, "set_filter");
-  Filter& old = impl_->filters[handle];
+  Impl& m = *impl_;
+  m.live_object(handle, "set_filter");
+  Filter& old = m.filters[handle];
   if (old.group == filter.group && old.mask == filter.mask) return;
   old = filter;
-  o.changed_at = static_cast<std::uint32_t>(impl_->updates);
-  impl_->touch(handle);
+  m.reset_fat(handle);  // its candidates were chosen by the old filter
+  m.mark_dirty(handle);
 }
 
 void Broadphase::remove(Handle handle) {
   Impl& m = *impl_;
-  m.live_object(handle, "remove");
-  m.touch(handle);
-  m.objects[handle].alive = false;
+  Object& o = m.live_object(handle, "remove");
+  o.alive = false;
   --m.live;
-  m.invalid -= !is_valid(m.objects[handle].box);
-  m.removed_handles.push_back(handle);
+  m.invalid -= !is_valid(o.box);
+  m.handles.removed(handle);
+  m.mark_dirty(handle);
 }
 
 const PairChanges& Broadphase::update() {
@@ -377,8 +307,8 @@ const PairChanges& Broadphase::update() {
 void Broadphase::update_queries() { impl_->update(false); }
 
 std::span<const Pair> Broadphase::pairs() const {
-  impl_->make_pairs();
-  return impl_->pairs;
+  impl_->bring_pairs_up_to_date();
+  return impl_->all_pairs;
 }
 
 bool Broadphase::contains(Handle handle) const noexcept {
@@ -394,322 +324,361 @@ Filter Broadphase::filter(Handle handle) const {
 
 BroadphaseStats Broadphase::stats() const { return impl_->stats; }
 
-void Broadphase::Impl::update(bool find_pairs) {
-  ++updates;
-  for (const Handle h : dirty_handles) objects[h].dirty = false;
-  std::swap(changed_handles, dirty_handles);  // the moving set takes them in below
-  dirty_handles.clear();
-
-  // Objects unchanged for a while join the resting grid in batches: a rebuild costs a full
-  // build of the grid and its pairs, so it waits until it is worth it.
-  std::uint32_t ready = 0;
-  for (const Handle h : moving_handles) ready += objects[h].ready_to_rest(updates);
-  const auto members = static_cast<std::uint32_t>(resting_handles.size());
-  const auto moving = static_cast<std::uint32_t>(moving_handles.size());
-  const std::uint32_t batch = std::max({std::min(kMinRestingBatch, live / kSmallWorldShare), members / kRestingGrowthDivisor,
-                                        moving / kMovingShareToRest, 1u});
-  // When nothing moves any more, one rebuild makes every later step free. (An object that
-  // keeps stopping and starting backs off, so this cannot come back every few steps.)
-  const bool all_still = ready > 0 && ready == moving;
-  // Resting pairs skipped by update_queries() are needed again as soon as pairs are.
-  const bool rebuild = ready >= batch || all_still || resting_left >= batch || (find_pairs && resting_keys_stale);
-  if (rebuild) {
-    if (find_pairs) make_pairs();  // the last update's, to compare with
-    rebuild_resting(find_pairs);
-  } else {
-    update_moving_set();
-  }
-
-  gather_moving_boxes();
-  if (find_pairs) {
-    find_moving_pairs();
-    if (rebuild) {
-      diff_all_pairs();
-    } else {
-      diff_changed_pairs();
-    }
-    std::swap(moving_keys, keys);
-  } else {
-    moving_grid_built.store(false, std::memory_order_release);  // built by the first query
-    forget_pairs();
-  }
-
-  // Removed handles are reusable now that their pairs have been reported as ended.
-  if (!removed_handles.empty()) {
-    free_handles.insert(free_handles.end(), removed_handles.begin(), removed_handles.end());
-    removed_handles.clear();
-    std::sort(free_handles.begin(), free_handles.end(), std::greater<>());  // lowest handle reused first
-  }
-
-  stats.objects = live;
-  stats.resting = static_cast<std::uint32_t>(resting_handles.size()) - resting_left;
-  stats.moving = static_cast<std::uint32_t>(moving_handles.size());
-  stats.invalid = invalid;
-  stats.pairs = resting_pair_count + static_cast<std::uint32_t>(moving_keys.size());
-  stats.resting_rebuilds = resting_rebuilds;
-  stats.bytes_held = objects.capacity() * sizeof(Object) + filters.capacity() * sizeof(Filter) +
-                     rested_at.capacity() * sizeof(std::uint64_t) + resting_grid.stats().bytes_held +
-                     moving_grid.stats().bytes_held + moving_tree.stats().bytes_held +
-                     (keys.capacity() + moving_keys.capacity()) * sizeof(std::uint64_t) +
-                     resting_candidates.capacity() * (sizeof(Pair) + 1) +
-                     (resting_exact.capacity() + resting_boxes.capacity()) * sizeof(Box) +
-                     (pairs.capacity() + next_pairs.capacity() + moving_pairs.capacity()) * sizeof(Pair);
-}
-
-void Broadphase::Impl::ensure_moving_grid() const {
-  if (moving_grid_built.load(std::memory_order_acquire)) return;
-  const std::lock_guard<std::mutex> lock(moving_grid_mutex);  // queries only, never the pair path
-  if (moving_grid_built.load(std::memory_order_relaxed)) return;
-  moving_grid.build(moving_boxes);
-  moving_grid_built.store(true, std::memory_order_release);
-}
-
-void Broadphase::Impl::rebuild_resting(bool find_pairs) {
-  ++resting_rebuilds;
-  resting_handles.clear();
-  resting_boxes.clear();
-  resting_exact.clear();
-  for (Handle h = 0; h < objects.size(); ++h) {
-    Object& o = objects[h];
-    if (!o.alive || !(o.resting || o.ready_to_rest(updates))) continue;
-    if (!o.resting) rested_at[h] = updates;
-    o.resting = true;
-    o.rest_index = static_cast<std::uint32_t>(resting_handles.size());
-    resting_handles.push_back(h);
-    resting_boxes.push_back(o.fat);
-    resting_exact.push_back(o.box);
-  }
-  resting_live.assign(resting_handles.size(), 1);
-  resting_left = 0;
-  resting_changed = false;
-  moving_handles.clear();
-  for (Handle h = 0; h < objects.size(); ++h) {
-    if (objects[h].alive && !objects[h].resting) moving_handles.push_back(h);
-  }
-  resting_grid.build(resting_boxes);
-  resting_candidates.clear();
-  resting_hits.clear();
-  resting_pair_count = 0;
-  resting_keys_stale = !find_pairs;
-  if (!find_pairs) return;
-  std::vector<Pair>& found = moving_pairs;  // scratch: the moving pairs are found after this
-  resting_grid.find_pairs(found);
-  for (const auto [i, j] : found) {
-    if (!passes(filters[resting_handles[i]], filters[resting_handles[j]])) continue;
-    const bool hit = overlaps(resting_exact[i], resting_exact[j]);
-    resting_candidates.push_back({i, j});
-    resting_hits.push_back(hit ? 1 : 0);
-    resting_pair_count += hit ? 1 : 0;
-  }
-  // Members are in ascending handle order and the grid's pairs sorted: so are the candidates.
-}
-
-void Broadphase::Impl::update_moving_set() {
-  // Last update's moving objects that are still alive, and those changed since (new, moved, or
-  // left the resting grid): in ascending handles, each once.
-  std::sort(changed_handles.begin(), changed_handles.end());
-  next_moving.clear();
-  auto changed = changed_handles.begin();
-  const auto take_changed_below = [&](Handle limit) {
-    for (; changed != changed_handles.end() && *changed < limit; ++changed) {
-      if (objects[*changed].alive) next_moving.push_back(*changed);
-    }
-  };
-  for (const Handle h : moving_handles) {
-    take_changed_below(h);
-    if (changed != changed_handles.end() && *changed == h) ++changed;
-    if (objects[h].alive) next_moving.push_back(h);
-  }
-  take_changed_below(std::numeric_limits<Handle>::max());
-  std::swap(moving_handles, next_moving);
-  changed_handles.clear();
-}
-
-void Broadphase::Impl::gather_moving_boxes() {
-  changed_handles.clear();
-  moving_boxes.clear();
-  for (const Handle h : moving_handles) moving_boxes.push_back(objects[h].box);
-}
-
-void Broadphase::Impl::find_moving_pairs() {
-  // Moving x moving, on all threads when there are many.
-  if (moving_boxes.size() >= config.tree_min_boxes && tbb::this_task_arena::max_concurrency() > 1) {
-    moving_tree.build(moving_boxes);
-    moving_tree.find_pairs(moving_pairs);
-    moving_grid_built.store(false, std::memory_order_release);
-  } else {
-    moving_grid.build(moving_boxes);
-    moving_grid.find_pairs(moving_pairs);
-    moving_grid_built.store(true, std::memory_order_release);
-  }
-  // The pairs are sorted and the moving handles ascending: so are these keys.
-  keys.clear();
-  for (const auto [i, j] : moving_pairs) {
-    const Handle a = moving_handles[i];
-    const Handle b = moving_handles[j];
-    if (passes(filters[a], filters[b])) keys.push_back(detail::pair_key(a, b));
-  }
-
-  // Moving x resting: each moving object queries the resting grid, in fixed units of work.
-  const auto units = (moving_handles.size() + kQueriesPerWork - 1) / kQueriesPerWork;
-  if (resting_handles.size() - resting_left == 0) return;
-  if (query_keys.size() < units) query_keys.resize(units);
-  const auto query_unit = [&](std::size_t u) {
-    std::vector<std::uint64_t>& out = query_keys[u];
-    out.clear();
-    const std::size_t end = std::min(moving_handles.size(), (u + 1) * kQueriesPerWork);
-    for (std::size_t k = u * kQueriesPerWork; k < end; ++k) {
-      const Handle a = moving_handles[k];
-      resting_grid.for_each_overlap(objects[a].box, [&](std::uint32_t r) {
-        const Handle b = resting_handles[r];
-        if (objects[b].resting && accepts(a, b)) out.push_back(detail::pair_key(a, b));
-      });
-    }
-  };
-  if (units == 1) {
-    query_unit(0);  // waking other threads would cost more than the unit
-  } else {
-    detail::parallel_for(std::size_t{0}, units, query_unit);
-  }
-  const auto moving_moving = static_cast<std::ptrdiff_t>(keys.size());
-  for (std::size_t u = 0; u < units; ++u) keys.insert(keys.end(), query_keys[u].begin(), query_keys[u].end());
-  std::sort(keys.begin() + moving_moving, keys.end());
-  std::inplace_merge(keys.begin(), keys.begin() + moving_moving, keys.end());
-}
-
-void Broadphase::Impl::make_pairs() const {
-  if (pairs_current.load(std::memory_order_acquire)) return;
-  const std::lock_guard<std::mutex> lock(pairs_mutex);
-  if (pairs_current.load(std::memory_order_relaxed)) return;
-  // The resting hits and the moving keys, both sorted, merged.
-  pairs.clear();
-  auto moving = moving_keys.begin();
-  for (std::size_t k = 0; k < resting_candidates.size(); ++k) {
-    if (resting_hits[k] == 0) continue;
-    const std::uint64_t key = detail::pair_key(resting_handles[resting_candidates[k].first], resting_handles[resting_candidates[k].second]);
-    for (; moving != moving_keys.end() && *moving < key; ++moving) pairs.push_back(detail::pair_of(*moving));
-    pairs.push_back(detail::pair_of(key));
-  }
-  for (; moving != moving_keys.end(); ++moving) pairs.push_back(detail::pair_of(*moving));
-  pairs_current.store(true, std::memory_order_release);
-}
-
-void Broadphase::Impl::forget_pairs() {
-  // No pairs were found: report no change now, and every pair as begun by the next update().
-  changes.began.clear();
-  changes.ended.clear();
-  std::fill(resting_hits.begin(), resting_hits.end(), std::uint8_t{0});
-  resting_pair_count = 0;
-  moving_keys.clear();
-  pairs.clear();
-  pairs_current.store(true, std::memory_order_release);
-}
-
-void Broadphase::Impl::diff_all_pairs() {
-  // `pairs` holds the last update's pairs; this update's are the resting hits and the keys.
-  std::swap(moving_keys, keys);  // as make_pairs() reads them
-  std::swap(pairs, next_pairs);
-  pairs_current.store(false, std::memory_order_relaxed);
-  make_pairs();
-  std::swap(moving_keys, keys);
-  changes.began.clear();
-  changes.ended.clear();
-  std::set_difference(pairs.begin(), pairs.end(), next_pairs.begin(), next_pairs.end(), std::back_inserter(changes.began));
-  std::set_difference(next_pairs.begin(), next_pairs.end(), pairs.begin(), pairs.end(), std::back_inserter(changes.ended));
-}
-
-void Broadphase::Impl::walk_resting_candidates() {
-  // Members moved within their fat boxes (their pairs may begin or end) or left the grid (their
-  // pairs leave the resting set: they go on as moving pairs, or end).
-  resting_began.clear();
-  resting_ended.clear();
-  left_keys.clear();
-  if (!resting_changed) return;
-  resting_changed = false;
-  // Raw pointers: the pushes below would otherwise make the compiler reload every array.
-  const Pair* const candidates = resting_candidates.data();
-  const Box* const exact = resting_exact.data();
-  const std::uint8_t* const member_live = resting_live.data();
-  std::uint8_t* const hits = resting_hits.data();
-  for (std::size_t k = 0; k < resting_candidates.size(); ++k) {
-    const auto [a, b] = candidates[k];
-    const bool both_rest = (member_live[a] & member_live[b]) != 0;
-    // Candidates' boxes are valid: invalid boxes are in no candidate, and stay put in a fat box.
-    const Box& x = exact[a];
-    const Box& y = exact[b];
-    const bool meet = (x.min.x <= y.max.x) & (y.min.x <= x.max.x) & (x.min.y <= y.max.y) & (y.min.y <= x.max.y) &
-                      (x.min.z <= y.max.z) & (y.min.z <= x.max.z);
-    const auto hit = static_cast<std::uint8_t>(both_rest & meet);
-    if (hit == hits[k]) continue;
-    hits[k] = hit;
-    const Pair p{resting_handles[a], resting_handles[b]};
-    if (hit != 0) {
-      ++resting_pair_count;
-      resting_began.push_back(p);
-      continue;
-    }
-    --resting_pair_count;
-    if (both_rest) {
-      resting_ended.push_back(p);
-    } else {
-      left_keys.push_back(detail::pair_key(p.first, p.second));
-    }
-  }
-}
-
-void Broadphase::Impl::diff_changed_pairs() {
-  walk_resting_candidates();
-  // Moving keys that began and ended; a pair that left the resting set and is a moving key now
-  // goes on, one that is not has ended.
-  moving_began.clear();
-  moving_ended.clear();
-  sorted_differences(keys, moving_keys, moving_began, moving_ended);
-  const auto merge_into = [](std::vector<Pair>& out, const std::vector<std::uint64_t>& sorted_keys) {
-    const std::size_t middle = out.size();
-    for (const std::uint64_t key : sorted_keys) out.push_back(detail::pair_of(key));
-    std::inplace_merge(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(middle), out.end());
-  };
-  std::vector<std::uint64_t>& began = moving_began;  // less the pairs that went on
-  std::erase_if(began, [&](std::uint64_t key) { return std::binary_search(left_keys.begin(), left_keys.end(), key); });
-  changes.began = resting_began;
-  merge_into(changes.began, began);
-  changes.ended = resting_ended;
-  merge_into(changes.ended, moving_ended);
-  std::vector<std::uint64_t>& left_ended = left_keys;
-  std::erase_if(left_ended, [&](std::uint64_t key) { return std::binary_search(keys.begin(), keys.end(), key); });
-  merge_into(changes.ended, left_ended);
-  pairs_current.store(false, std::memory_order_release);
-}
-
-template <class Query>
-void Broadphase::Impl::visit_current(const Query& query, FunctionRef<Handle> visit) const {
-  // Resting members that have not left; moving objects of the last update not changed since;
-  // then everything changed since (created, moved), with its current box.
-  bool go_on = true;
-  query_grid(resting_grid, query, [&](std::uint32_t r) {
-    const Handle h = resting_handles[r];
-    if (objects[h].resting && meets(query, objects[h].box)) go_on = visit(h);
-    return go_on;
-  });
-  if (!go_on) return;
-  ensure_moving_grid();
-  query_grid(moving_grid, query, [&](std::uint32_t k) {
-    const Handle h = moving_handles[k];
-    if (objects[h].alive && !objects[h].dirty) go_on = visit(h);
-    return go_on;
-  });
-  if (!go_on) return;
-  for (const Handle h : dirty_handles) {
-    if (objects[h].alive && meets(query, objects[h].box) && !visit(h)) return;
-  }
-}
-
 void Broadphase::for_each_overlap(const Box& box, FunctionRef<Handle> visit) const {
   if (is_valid(box)) impl_->visit_current(box, visit);
 }
 
 void Broadphase::for_each_hit(const Segment& segment, FunctionRef<Handle> visit) const {
-  impl_->visit_current(segment, visit);
+  if (is_valid(segment)) impl_->visit_current(SegmentQuery{segment, detail::PreparedSegment(segment)}, visit);
+}
+
+// ---- update ------------------------------------------------------------------------------------
+
+void Broadphase::Impl::update(bool find_pairs) {
+  ++updates;
+  moving_grid_current = false;
+  touched_before.clear();
+  touched_now.clear();
+  stats.changed = static_cast<std::uint32_t>(dirty.size());
+  take_changes();
+  join_resting();
+  update_moving_set();
+  changes.began.clear();
+  changes.ended.clear();
+  if (find_pairs) {
+    find_moving_keys();
+    report_changes();
+    pairs_known = true;
+  } else {
+    moving_keys.clear();
+    pairs_known = false;
+  }
+  // The queries' grid over the moving set (find_grid_pairs built it already, unless the tree
+  // of grids found the pairs, or no pairs were found).
+  if (!moving_grid_current) moving_grid.build(moving_boxes);
+  all_pairs_current.store(false, std::memory_order_release);
+  handles.recycle();
+  collect_stats();
+  AGRID_ASSERT_NO_PROBLEM(problem());
+}
+
+void Broadphase::Impl::take_changes() {
+  // Removed and leaving objects first, so that the re-tests below see only candidates that stay.
+  std::sort(dirty.begin(), dirty.end());
+  retest.clear();
+  entering.clear();
+  for (const Handle h : dirty) {
+    Object& o = objects[h];
+    o.dirty = false;
+    if (o.place == Place::resting && (!o.alive || o.leaving)) {
+      leave_resting(h);
+    } else if (o.place == Place::resting) {
+      retest.push_back(h);  // moved inside its fat box
+    }
+    if (!o.alive) {
+      o.place = Place::none;
+    } else if (o.place == Place::none) {
+      o.place = Place::moving;
+      entering.push_back(h);
+    }
+  }
+  dirty.clear();
+  for (const Handle h : retest) retest_candidates(h);
+}
+
+void Broadphase::Impl::leave_resting(Handle h) {
+  Object& o = objects[h];
+  for (std::uint32_t r = candidates.first(h); r != detail::CandidatePairs::kNone; r = candidates.first(h)) {
+    if (candidates.hit(r)) touched_before.push_back(candidates.key(r));
+    candidates.remove(r);
+  }
+  if (o.leaf != AabbTree::kNone) resting_tree.remove(o.leaf);
+  o.leaf = AabbTree::kNone;
+  o.leaving = false;
+  o.place = Place::none;  // enters the moving set below, if alive
+  --resting;
+}
+
+void Broadphase::Impl::retest_candidates(Handle h) {
+  const Box& box = objects[h].box;
+  for (std::uint32_t r = candidates.first(h); r != detail::CandidatePairs::kNone; r = candidates.next(r, h)) {
+    const bool hit = detail::boxes_meet(box, objects[candidates.other(r, h)].box);
+    if (hit == candidates.hit(r)) continue;
+    (hit ? touched_now : touched_before).push_back(candidates.key(r));
+    candidates.set_hit(r, hit);
+  }
+}
+
+void Broadphase::Impl::join_resting() {
+  // Moving objects whose box has stayed in its fat box long enough rest.
+  joining.clear();
+  for (const Handle h : moving) {
+    Object& o = objects[h];
+    if (!o.alive || o.place != Place::moving || !ready_to_rest(o)) continue;
+    o.place = Place::resting;
+    ++resting;
+    joining.push_back(h);
+  }
+  if (joining.size() > resting_tree.leaves()) {
+    join_in_bulk();
+    return;
+  }
+  // A few: into the tree first, then each finds its candidates there (a pair of two joining
+  // objects once, by the lower).
+  for (const Handle h : joining) {
+    Object& o = objects[h];
+    o.joining = true;
+    if (is_valid(o.fat)) o.leaf = resting_tree.insert(h, o.fat);
+  }
+  for (const Handle h : joining) add_candidates(h);
+  for (const Handle h : joining) objects[h].joining = false;
+}
+
+void Broadphase::Impl::join_in_bulk() {
+  // More join than rest already: the tree is built afresh over all resting objects (a better
+  // tree than one grown leaf by leaf), and the grid finds the candidates with a joining member.
+  tree_entries.clear();
+  for (Handle h = 0; h < objects.size(); ++h) {
+    Object& o = objects[h];
+    if (o.alive && o.place == Place::resting && is_valid(o.fat)) {
+      o.joining = std::binary_search(joining.begin(), joining.end(), h);
+      tree_entries.push_back({o.fat, h, AabbTree::kNone});
+    }
+  }
+  moving_boxes.clear();
+  for (const AabbTree::Entry& e : tree_entries) moving_boxes.push_back(e.box);  // scratch here
+  find_grid_pairs(moving_boxes);
+  for (const auto [i, j] : grid_pairs) {
+    const Handle a = tree_entries[i].object;
+    const Handle b = tree_entries[j].object;
+    if (!(objects[a].joining || objects[b].joining) || !passes(filters[a], filters[b])) continue;
+    const bool hit = detail::boxes_meet(objects[a].box, objects[b].box);
+    candidates.add(a, b, hit);
+    if (hit) touched_now.push_back(pair_key(a, b));
+  }
+  resting_tree.build(tree_entries);
+  for (const AabbTree::Entry& e : tree_entries) {
+    objects[e.object].leaf = e.leaf;
+    objects[e.object].joining = false;
+  }
+}
+
+bool Broadphase::Impl::find_grid_pairs(std::span<const Box> boxes) {
+  // On all threads when there are many.
+  if (boxes.size() >= config.tree_min_boxes && tbb::this_task_arena::max_concurrency() > 1) {
+    moving_tree.build(boxes);
+    moving_tree.find_pairs(grid_pairs);
+    return false;
+  }
+  moving_grid.build(boxes);
+  moving_grid.find_pairs(grid_pairs);
+  return true;
+}
+
+void Broadphase::Impl::add_candidates(Handle h) {
+  const Object& o = objects[h];
+  if (o.leaf == AabbTree::kNone) return;  // an invalid box pairs with nothing
+  resting_tree.query(o.fat, stack, [&](std::uint32_t other) {
+    if (other == h || (objects[other].joining && other < h) || !passes(filters[h], filters[other])) return true;
+    const bool hit = detail::boxes_meet(o.box, objects[other].box);
+    candidates.add(h, other, hit);
+    if (hit) touched_now.push_back(pair_key(h, other));
+    return true;
+  });
+}
+
+void Broadphase::Impl::update_moving_set() {
+  // Last update's moving objects that still move, and those that entered, in ascending handles.
+  std::erase_if(moving, [&](Handle h) { return objects[h].place != Place::moving; });
+  next_moving.clear();
+  std::merge(moving.begin(), moving.end(), entering.begin(), entering.end(), std::back_inserter(next_moving));
+  std::swap(moving, next_moving);
+  moving_boxes.clear();
+  for (const Handle h : moving) moving_boxes.push_back(objects[h].box);
+}
+
+void Broadphase::Impl::find_moving_keys() {
+  // Moving x moving: the grid's pairs come sorted and the moving handles ascending, so the keys
+  // come sorted.
+  moving_grid_current = find_grid_pairs(moving_boxes);
+  next_keys.clear();
+  for (const auto [i, j] : grid_pairs) {
+    const Handle a = moving[i];
+    const Handle b = moving[j];
+    if (passes(filters[a], filters[b])) next_keys.push_back(pair_key(a, b));
+  }
+  // Moving x resting: each moving object queries the tree, in fixed units of work.
+  const std::size_t units = resting_tree.leaves() == 0 ? 0 : (moving.size() + kQueriesPerWork - 1) / kQueriesPerWork;
+  if (unit_keys.size() < units) unit_keys.resize(units);
+  const auto query_unit = [&](std::size_t u) {
+    std::vector<std::uint64_t>& out = unit_keys[u];
+    out.clear();
+    std::vector<std::uint32_t> unit_stack;
+    const std::size_t end = std::min(moving.size(), (u + 1) * kQueriesPerWork);
+    for (std::size_t k = u * kQueriesPerWork; k < end; ++k) {
+      const Handle a = moving[k];
+      const Box& box = objects[a].box;
+      if (!is_valid(box)) continue;
+      resting_tree.query(box, unit_stack, [&](std::uint32_t b) {
+        if (detail::boxes_meet(box, objects[b].box) && passes(filters[a], filters[b])) out.push_back(pair_key(a, b));
+        return true;
+      });
+    }
+  };
+  if (units == 1) {
+    query_unit(0);  // waking other threads would cost more than the unit
+  } else if (units > 1) {
+    detail::parallel_for(std::size_t{0}, units, query_unit);
+  }
+  const auto moving_moving = static_cast<std::ptrdiff_t>(next_keys.size());
+  for (std::size_t u = 0; u < units; ++u) next_keys.insert(next_keys.end(), unit_keys[u].begin(), unit_keys[u].end());
+  std::sort(next_keys.begin() + moving_moving, next_keys.end());
+  std::inplace_merge(next_keys.begin(), next_keys.begin() + moving_moving, next_keys.end());
+}
+
+void Broadphase::Impl::report_changes() {
+  // Only pairs with a moving member and candidates whose hit changed can have begun or ended:
+  // compare them as they were (the last moving keys, the old hits) with how they are now.
+  if (!pairs_known) {
+    // After update_queries() nothing was reported: every pair begins.
+    touched_now.clear();
+    candidates.for_each([&](std::uint32_t r) {
+      if (candidates.hit(r)) touched_now.push_back(candidates.key(r));
+    });
+    touched_before.clear();
+    moving_keys.clear();
+  }
+  sort_unique(touched_before);
+  sort_unique(touched_now);
+  const auto before_end = static_cast<std::ptrdiff_t>(touched_before.size());
+  touched_before.insert(touched_before.end(), moving_keys.begin(), moving_keys.end());
+  std::inplace_merge(touched_before.begin(), touched_before.begin() + before_end, touched_before.end());
+  const auto now_end = static_cast<std::ptrdiff_t>(touched_now.size());
+  touched_now.insert(touched_now.end(), next_keys.begin(), next_keys.end());
+  std::inplace_merge(touched_now.begin(), touched_now.begin() + now_end, touched_now.end());
+  // A pair can be both a candidate's and a moving key only in one of the two lists' halves:
+  // a candidate that left is a moving key now, or a moving key that joined is a candidate.
+  touched_before.erase(std::unique(touched_before.begin(), touched_before.end()), touched_before.end());
+  touched_now.erase(std::unique(touched_now.begin(), touched_now.end()), touched_now.end());
+  sorted_differences(touched_now, touched_before, changes.began, changes.ended);
+  std::swap(moving_keys, next_keys);
+}
+
+void Broadphase::Impl::collect_stats() {
+  stats.objects = live;
+  stats.moving = static_cast<std::uint32_t>(moving.size());
+  stats.resting = resting;
+  stats.invalid = invalid;
+  stats.pairs = pairs_known ? candidates.hits() + static_cast<std::uint32_t>(moving_keys.size()) : 0;
+  stats.candidates = candidates.size();
+  stats.bytes_held = objects.capacity() * sizeof(Object) + filters.capacity() * sizeof(Filter) +
+                     resting_tree.bytes_held() + candidates.bytes_held() +
+                     (moving.capacity() + next_moving.capacity()) * sizeof(Handle) +
+                     moving_boxes.capacity() * sizeof(Box) + moving_grid.stats().bytes_held +
+                     moving_tree.stats().bytes_held +
+                     (moving_keys.capacity() + next_keys.capacity() + touched_before.capacity() + touched_now.capacity()) *
+                         sizeof(std::uint64_t) +
+                     (all_pairs.capacity() + grid_pairs.capacity()) * sizeof(Pair);
+}
+
+void Broadphase::Impl::bring_pairs_up_to_date() const {
+  if (all_pairs_current.load(std::memory_order_acquire)) return;
+  const std::lock_guard<std::mutex> lock(all_pairs_mutex);
+  if (all_pairs_current.load(std::memory_order_relaxed)) return;
+  if (!pairs_known) {
+    all_pairs.clear();
+  } else if (all_pairs_at + 1 == updates) {
+    // Last update's pairs, less those that ended, with those that began: one merge.
+    std::vector<Pair> kept;
+    kept.reserve(all_pairs.size() - changes.ended.size() + changes.began.size());
+    std::set_difference(all_pairs.begin(), all_pairs.end(), changes.ended.begin(), changes.ended.end(),
+                        std::back_inserter(kept));
+    all_pairs.clear();
+    std::merge(kept.begin(), kept.end(), changes.began.begin(), changes.began.end(), std::back_inserter(all_pairs));
+  } else {
+    // Not asked for since an earlier update: made afresh from the candidates and moving keys.
+    std::vector<std::uint64_t> keys(moving_keys);
+    candidates.for_each([&](std::uint32_t r) {
+      if (candidates.hit(r)) keys.push_back(candidates.key(r));
+    });
+    std::sort(keys.begin(), keys.end());
+    all_pairs.clear();
+    for (const std::uint64_t key : keys) all_pairs.push_back(pair_of(key));
+  }
+  all_pairs_at = updates;
+  all_pairs_current.store(true, std::memory_order_release);
+}
+
+// ---- queries -----------------------------------------------------------------------------------
+
+template <class Query>
+void Broadphase::Impl::visit_current(const Query& query, FunctionRef<Handle> visit) const {
+  // Resting objects and the last update's moving ones, unless changed since; then those changed
+  // since (created, moved, refiltered) with their current box.
+  std::vector<std::uint32_t> query_stack;
+  const auto unchanged_hit = [&](Handle h) { return !objects[h].dirty && meets(query, objects[h].box); };
+  if (!walk(resting_tree, query, query_stack, [&](std::uint32_t h) { return !unchanged_hit(h) || visit(h); })) return;
+  bool go_on = true;
+  walk(moving_grid, query, [&](std::uint32_t k) {
+    const Handle h = moving[k];
+    if (!objects[h].dirty) go_on = visit(h);
+    return go_on;
+  });
+  if (!go_on) return;
+  for (const Handle h : dirty) {
+    if (objects[h].alive && meets(query, objects[h].box) && !visit(h)) return;
+  }
+}
+
+// ---- invariant ---------------------------------------------------------------------------------
+
+const char* Broadphase::Impl::problem() const {
+  if (const char* p = resting_tree.problem()) return p;
+  if (const char* p = candidates.problem()) return p;
+  if (!dirty.empty()) return "Broadphase: changes left after an update";
+  std::uint32_t alive = 0;
+  std::uint32_t rest = 0;
+  std::uint32_t leaves = 0;
+  std::uint32_t move = 0;
+  for (Handle h = 0; h < objects.size(); ++h) {
+    const Object& o = objects[h];
+    if (!o.alive) {
+      if (o.place != Place::none || o.leaf != AabbTree::kNone || candidates.first(h) != detail::CandidatePairs::kNone) {
+        return "Broadphase: a removed object is still kept";
+      }
+      continue;
+    }
+    ++alive;
+    if (is_valid(o.box) && !detail::within(o.box, o.fat)) return "Broadphase: a box is not in its fat box";
+    if (o.leaving || o.joining) return "Broadphase: a transition left half done";
+    if (o.place == Place::moving) ++move;
+    if (o.place == Place::resting) ++rest;
+    const bool in_tree = o.place == Place::resting && is_valid(o.box);
+    if (in_tree != (o.leaf != AabbTree::kNone)) return "Broadphase: a resting valid box is not a leaf, or another is";
+    if (in_tree) {
+      ++leaves;
+      if (!detail::same_box(resting_tree.box(o.leaf), o.fat)) return "Broadphase: a leaf's box is not its object's fat box";
+    }
+  }
+  if (alive != live || rest != resting || leaves != resting_tree.leaves()) return "Broadphase: counts disagree";
+  if (move != moving.size() || !std::is_sorted(moving.begin(), moving.end())) return "Broadphase: the moving set is off";
+  for (const Handle h : moving) {
+    if (objects[h].place != Place::moving) return "Broadphase: the moving set holds an object that does not move";
+  }
+  const char* bad_candidate = nullptr;
+  candidates.for_each([&](std::uint32_t r) {
+    const Handle a = candidates.first_member(r);
+    const Handle b = candidates.second_member(r);
+    const Object& x = objects[a];
+    const Object& y = objects[b];
+    if (x.leaf == AabbTree::kNone || y.leaf == AabbTree::kNone) bad_candidate = "Broadphase: a candidate's member is not in the tree";
+    else if (!detail::boxes_meet(x.fat, y.fat)) bad_candidate = "Broadphase: a candidate's fat boxes do not overlap";
+    else if (!passes(filters[a], filters[b])) bad_candidate = "Broadphase: a candidate's filters refuse it";
+    else if (candidates.hit(r) != detail::boxes_meet(x.box, y.box)) bad_candidate = "Broadphase: a candidate's hit is stale";
+  });
+  if (bad_candidate != nullptr) return bad_candidate;
+  if (pairs_known && !std::is_sorted(moving_keys.begin(), moving_keys.end())) return "Broadphase: moving keys unsorted";
+  return nullptr;
 }
 
 }  // namespace agrid

@@ -474,9 +474,9 @@ void btAdaptiveGridBroadphase::Impl::getBroadphaseAabb(btVector3& aabbMin, btVec
 void btAdaptiveGridBroadphase::Impl::printStats() const {
   const agrid::BroadphaseStats s = m_broadphase.stats();
   std::printf(
-      "btAdaptiveGridBroadphase: %u objects (%u moving, %u resting, %u invalid), %u pairs, %llu resting rebuilds, "
+      "btAdaptiveGridBroadphase: %u objects (%u moving, %u resting, %u invalid), %u pairs, %u candidates, "
       "%zu bytes\n",
-      s.objects, s.moving, s.resting, s.invalid, s.pairs, static_cast<unsigned long long>(s.resting_rebuilds),
+      s.objects, s.moving, s.resting, s.invalid, s.pairs, s.candidates,
       s.bytes_held);
 }
 

@@ -405,7 +405,8 @@ PYBIND11_MODULE(_agrid, m) {
         d["resting"] = s.resting;
         d["invalid"] = s.invalid;
         d["pairs"] = s.pairs;
-        d["resting_rebuilds"] = s.resting_rebuilds;
+        d["candidates"] = s.candidates;
+        d["changed"] = s.changed;
         d["bytes_held"] = s.bytes_held;
         return d;
       }, "Counts describing the last update().");

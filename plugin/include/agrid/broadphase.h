@@ -39,24 +39,27 @@ struct PairChanges {
 
 /// Counts describing the broadphase after its last update().
 struct BroadphaseStats {
-  std::uint32_t objects = 0;          ///< Live objects.
-  std::uint32_t moving = 0;           ///< Objects rebuilt each update (changed lately, or new).
-  std::uint32_t resting = 0;          ///< Objects in the resting grid, rebuilt only as it changes.
-  std::uint32_t invalid = 0;          ///< Live objects whose box has a NaN or min > max.
-  std::uint32_t pairs = 0;            ///< Overlapping pairs that pass the filters.
-  std::uint64_t resting_rebuilds = 0; ///< Times the resting grid was rebuilt, in all.
-  std::size_t bytes_held = 0;         ///< Heap memory kept between updates.
+  std::uint32_t objects = 0;     ///< Live objects.
+  std::uint32_t moving = 0;      ///< Objects whose pairs are found afresh each update (changed lately, or new).
+  std::uint32_t resting = 0;     ///< Objects kept in the resting tree, costing nothing while unchanged.
+  std::uint32_t invalid = 0;     ///< Live objects whose box has a NaN or min > max.
+  std::uint32_t pairs = 0;       ///< Overlapping pairs that pass the filters.
+  std::uint32_t candidates = 0;  ///< Kept pairs of resting objects whose fat boxes overlap.
+  std::uint32_t changed = 0;     ///< Objects created, moved, refiltered or removed before the last update.
+  std::size_t bytes_held = 0;    ///< Heap memory kept between updates.
 };
 
-/// Overlapping pairs of objects that come, move and go. Each object has a *fat* box (its box
-/// grown by Config::fat_margin of its longest edge), reset whenever its box leaves it. Objects
-/// whose box stayed in its fat box for a while are *resting*: they sit, with their fat boxes, in
-/// a grid rebuilt only when the resting set has changed enough, so a settling or jittering body
-/// costs a containment test. Each update() finds moving x moving pairs (on the exact boxes) and
-/// moving x resting ones; resting x resting candidates cannot change and are only re-tested on
-/// the exact boxes. Pairs and queries are exact. Boxes are closed; an invalid box pairs
-/// with nothing. Results do not depend on the number of threads (large moving sets use the
-/// tree of grids in the caller's task arena).
+/// Overlapping pairs of objects that come, move and go, at a cost per update that follows what
+/// changed, not the size of the world. Each object has a *fat* box (its box grown by
+/// Config::fat_margin of its longest edge), reset whenever its box leaves it. An object whose box
+/// has stayed in its fat box for Config::rest_after updates *rests*: its fat box sits in a
+/// balanced tree, and the pairs of resting objects whose fat boxes overlap are kept as
+/// candidates, so that a resting object that moves inside its fat box costs the exact re-test of
+/// its own candidates, and an unchanged one nothing. The other objects are *moving*: each update
+/// finds their pairs with the adaptive grid (the tree of grids on all threads when many) and
+/// queries the resting tree with their boxes. Pairs and queries are exact. Boxes are closed; an
+/// invalid box pairs with nothing. Results do not depend on the number of threads. See
+/// docs/broadphase.md for the costs of each kind of change.
 class Broadphase {
  public:
   /// Throws std::invalid_argument if config.problem() is not empty.
@@ -84,13 +87,13 @@ class Broadphase {
   /// Valid until the next update().
   const PairChanges& update();
 
-  /// Brings the queries up to date without finding pairs, for a world that only queries (rays,
-  /// box tests): the grids are rebuilt as update() would, the pair work is skipped. pairs() is
-  /// empty afterwards and the next update() reports every pair as begun.
+  /// Brings the queries up to date without finding the moving objects' pairs, for a world that
+  /// only queries (rays, box tests). pairs() is empty afterwards and the next update() reports
+  /// every pair as begun.
   void update_queries();
 
-  /// All pairs as of the last update(), sorted. Made on the first call after an update (which
-  /// itself needs only the changes); valid until the next update().
+  /// All pairs as of the last update(), sorted. Brought up to date by the first call after an
+  /// update (which itself needs only the changes); valid until the next update().
   [[nodiscard]] std::span<const Pair> pairs() const;
 
   /// True iff `handle` is a live object.

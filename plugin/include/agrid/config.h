@@ -54,10 +54,16 @@ struct Config {
   std::uint32_t task_entries = 4096;
 
   /// Broadphase only: each object gets a fat box, its box grown by this share of its longest
-  /// edge on every side. A resting object whose box jitters inside it (a settling stack) stays
-  /// in the resting grid; pairs stay exact either way. 0 rests only objects whose box is
-  /// unchanged. The default is measured (docs/benchmarks.md).
+  /// edge on every side, and keeps it while its box stays inside. A resting object that moves
+  /// inside it costs only the re-test of its own candidate pairs; pairs stay exact either way.
+  /// 0 keeps only unchanged boxes resting. The default is measured (docs/benchmarks.md).
   float fat_margin = 0.1f;
+
+  /// Broadphase only: a moving object rests once its box has stayed inside its fat box for this
+  /// many updates. Fewer let drifting bodies join the resting tree and leave it again (a tree
+  /// insert and remove each); more keep objects that have stopped in the moving set, where they
+  /// cost a query every update. The default is measured (docs/benchmarks.md).
+  std::uint32_t rest_after = 4;
 
 #if __cplusplus >= 202002L
   /// Field by field (C++20: agrid's own code compares configs; C++11 users tune, never compare).
@@ -73,6 +79,7 @@ struct Config {
     if (sweep_threshold < 2) return "sweep_threshold must be at least 2";
     if (!(fat_margin >= 0.0f && fat_margin <= 1.0f)) return "fat_margin must be in [0, 1]";
     if (task_entries < 1) return "task_entries must be at least 1";
+    if (rest_after < 1) return "rest_after must be at least 1";
     if (static_cast<std::uint8_t>(kernel) > static_cast<std::uint8_t>(Kernel::avx512)) return "kernel is not a Kernel";
     return nullptr;
   }

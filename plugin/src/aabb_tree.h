@@ -1,0 +1,145 @@
+#pragma once
+// AabbTree: a dynamic bounding volume hierarchy of boxes keyed by object, changed one leaf at a
+// time (insert, remove) and kept balanced by rotations, for the incremental Broadphase's resting
+// objects: a change costs O(log n), a query visits only the branches whose boxes it meets.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "agrid/box.h"
+#include "segment_math.h"
+
+namespace agrid::detail {
+
+/// A binary tree whose leaves hold one object's box each and whose inner nodes hold the union of
+/// their children's. Invariant (problem()): every child's parent points back to it; an inner
+/// node's box contains both children's and its height is one more than the taller child's; every
+/// leaf's box is valid. Leaves are inserted next to the sibling that grows the tree's surface
+/// least (Box2D's rule), and each change rotates the nodes on its way to the root where one child
+/// is two or more taller than the other, which keeps the height near log2 n. Queries are const
+/// and safe from several threads at once.
+class AabbTree {
+ public:
+  /// No node, and no leaf: an object not in the tree.
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+
+  /// One leaf of a build(): the object, its valid box, and (set by build) its leaf's node.
+  struct Entry {
+    Box box;
+    std::uint32_t object = 0;
+    std::uint32_t leaf = kNone;
+  };
+
+  /// Replaces the whole tree by one over `entries`, built top down by median splits along the
+  /// widest axis of their centres (a better tree than the same leaves inserted one by one);
+  /// sets each entry's leaf. Reorders `entries`.
+  void build(std::span<Entry> entries);
+
+  /// Adds a leaf for `object` with the valid box `box`; returns the leaf's node.
+  std::uint32_t insert(std::uint32_t object, const Box& box);
+
+  /// Removes the leaf `leaf` (a node insert() returned and remove() has not yet taken).
+  void remove(std::uint32_t leaf);
+
+  /// The box of a node.
+  [[nodiscard]] const Box& box(std::uint32_t node) const noexcept { return nodes_[node].box; }
+
+  /// Calls `visit(object)` for each leaf whose box overlaps `query`, until it returns false;
+  /// `stack` is scratch. Returns false iff stopped.
+  template <class Visit>
+  bool query(const Box& query, std::vector<std::uint32_t>& stack, Visit&& visit) const;
+
+  /// Calls `visit(object)` for each leaf whose box the prepared segment may meet (a superset of
+  /// those it meets), until it returns false. Returns false iff stopped.
+  template <class Visit>
+  bool query(const PreparedSegment& segment, std::vector<std::uint32_t>& stack, Visit&& visit) const;
+
+  /// Leaves in the tree.
+  [[nodiscard]] std::uint32_t leaves() const noexcept { return leaves_; }
+
+  /// Height of the root (0 for a single leaf or an empty tree).
+  [[nodiscard]] std::uint32_t height() const noexcept;
+
+  /// Heap memory held.
+  [[nodiscard]] std::size_t bytes_held() const noexcept { return nodes_.capacity() * sizeof(Node); }
+
+  /// Null if the invariant holds, else what is broken. O(n): for AGRID_ASSERT and tests.
+  [[nodiscard]] const char* problem() const;
+
+ private:
+  struct Node {
+    Box box;
+    std::uint32_t parent = kNone;  ///< Also the next free node, while free.
+    std::uint32_t left = kNone;    ///< kNone for a leaf.
+    std::uint32_t right = kNone;   ///< For a leaf: its object.
+    std::int32_t height = 0;       ///< 0 for a leaf, -1 while free.
+    [[nodiscard]] bool is_leaf() const noexcept { return left == kNone; }
+  };
+
+  std::uint32_t allocate();
+  void release(std::uint32_t node);
+  [[nodiscard]] std::uint32_t best_sibling(const Box& box) const;
+  /// Refits the boxes and heights from `node` up to the root, rotating where unbalanced.
+  void refit_upward(std::uint32_t node);
+  /// Rotates the subtree at `node` if its children's heights differ by more than one; returns
+  /// the subtree's new root.
+  std::uint32_t balance(std::uint32_t node);
+  void replace_child(std::uint32_t parent, std::uint32_t old_child, std::uint32_t new_child);
+  void refit(std::uint32_t node);
+  /// The root of a subtree built over `entries`, its parent set by the caller.
+  std::uint32_t build_subtree(std::span<Entry> entries);
+
+  std::vector<Node> nodes_;
+  std::uint32_t root_ = kNone;
+  std::uint32_t free_ = kNone;
+  std::uint32_t leaves_ = 0;
+};
+
+/// True iff two valid boxes overlap (closed), without branches.
+[[nodiscard]] inline bool boxes_meet(const Box& a, const Box& b) noexcept {
+  return (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y) &
+         (a.min.z <= b.max.z) & (b.min.z <= a.max.z);
+}
+
+template <class Visit>
+bool AabbTree::query(const Box& query, std::vector<std::uint32_t>& stack, Visit&& visit) const {
+  if (root_ == kNone) return true;
+  stack.clear();
+  stack.push_back(root_);
+  while (!stack.empty()) {
+    const Node& node = nodes_[stack.back()];
+    stack.pop_back();
+    if (!boxes_meet(node.box, query)) continue;
+    if (node.is_leaf()) {
+      if (!visit(node.right)) return false;
+      continue;
+    }
+    stack.push_back(node.right);
+    stack.push_back(node.left);
+  }
+  return true;
+}
+
+template <class Visit>
+bool AabbTree::query(const PreparedSegment& segment, std::vector<std::uint32_t>& stack, Visit&& visit) const {
+  if (root_ == kNone) return true;
+  stack.clear();
+  stack.push_back(root_);
+  while (!stack.empty()) {
+    const Node& node = nodes_[stack.back()];
+    stack.pop_back();
+    const float lo[3] = {node.box.min.x, node.box.min.y, node.box.min.z};
+    const float hi[3] = {node.box.max.x, node.box.max.y, node.box.max.z};
+    if (!segment.may_meet(lo, hi)) continue;
+    if (node.is_leaf()) {
+      if (!visit(node.right)) return false;
+      continue;
+    }
+    stack.push_back(node.right);
+    stack.push_back(node.left);
+  }
+  return true;
+}
+
+}  // namespace agrid::detail

@@ -1,0 +1,98 @@
+#pragma once
+// CandidatePairs: the pairs of resting objects whose fat boxes overlap, kept from update to
+// update with whether their exact boxes overlap now, and listed per object so that a change to
+// one object visits only its own candidates.
+
+#include <cstdint>
+#include <vector>
+
+#include "pair_key.h"
+
+namespace agrid::detail {
+
+/// Records of candidate pairs (first < second), each in two doubly linked lists, one per member,
+/// so that adding and removing a record costs O(1) and an object's records are walked without a
+/// search. Invariant (problem()): each live record is in exactly its two members' lists, the
+/// links agree both ways, and `hits()` counts the live records marked hit.
+class CandidatePairs {
+ public:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+
+  /// Makes room for handles below `objects`.
+  void resize(std::uint32_t objects) { head_.resize(objects, kNone); }
+
+  /// Adds the candidate (a, b), a != b, with whether it is a hit; returns its record.
+  std::uint32_t add(std::uint32_t a, std::uint32_t b, bool hit);
+
+  /// Removes a live record.
+  void remove(std::uint32_t record);
+
+  /// The first record of `object`'s list, or kNone.
+  [[nodiscard]] std::uint32_t first(std::uint32_t object) const noexcept { return head_[object]; }
+
+  /// The record after `record` in `object`'s list (object is one of its members), or kNone.
+  [[nodiscard]] std::uint32_t next(std::uint32_t record, std::uint32_t object) const noexcept {
+    const Record& r = records_[record];
+    return r.next[r.members[1] == object ? 1 : 0];
+  }
+
+  /// The pair's members, first < second.
+  [[nodiscard]] std::uint32_t first_member(std::uint32_t record) const noexcept { return records_[record].members[0]; }
+  [[nodiscard]] std::uint32_t second_member(std::uint32_t record) const noexcept { return records_[record].members[1]; }
+  /// The member other than `object`.
+  [[nodiscard]] std::uint32_t other(std::uint32_t record, std::uint32_t object) const noexcept {
+    const Record& r = records_[record];
+    return r.members[0] == object ? r.members[1] : r.members[0];
+  }
+  [[nodiscard]] std::uint64_t key(std::uint32_t record) const noexcept {
+    return pair_key(records_[record].members[0], records_[record].members[1]);
+  }
+
+  [[nodiscard]] bool hit(std::uint32_t record) const noexcept { return records_[record].hit; }
+  /// Sets whether the pair's exact boxes overlap.
+  void set_hit(std::uint32_t record, bool hit) noexcept {
+    hits_ = hits_ - records_[record].hit + hit;
+    records_[record].hit = hit;
+  }
+
+  /// Live records marked hit.
+  [[nodiscard]] std::uint32_t hits() const noexcept { return hits_; }
+  /// Live records.
+  [[nodiscard]] std::uint32_t size() const noexcept { return live_; }
+
+  /// Calls `visit(record)` for every live record (in record order).
+  template <class Visit>
+  void for_each(Visit&& visit) const {
+    for (std::uint32_t r = 0; r < records_.size(); ++r) {
+      if (records_[r].live) visit(r);
+    }
+  }
+
+  /// Heap memory held.
+  [[nodiscard]] std::size_t bytes_held() const noexcept {
+    return records_.capacity() * sizeof(Record) + head_.capacity() * sizeof(std::uint32_t);
+  }
+
+  /// Null if the invariant holds, else what is broken. O(records): for AGRID_ASSERT and tests.
+  [[nodiscard]] const char* problem() const;
+
+ private:
+  struct Record {
+    std::uint32_t members[2];  ///< first < second
+    std::uint32_t next[2];     ///< In each member's list; next[0] is also the free list's link.
+    std::uint32_t prev[2];
+    bool hit = false;
+    bool live = false;
+  };
+
+  void link(std::uint32_t record, int side);
+  void unlink(std::uint32_t record, int side);
+
+  std::vector<Record> records_;
+  std::vector<std::uint32_t> head_;  ///< By object: its first record.
+  std::uint32_t free_ = kNone;
+  std::uint32_t live_ = 0;
+  std::uint32_t hits_ = 0;
+};
+
+}  // namespace agrid::detail
