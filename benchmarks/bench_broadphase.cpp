@@ -6,7 +6,7 @@
 // untimed into its steady state, then a fixed number of steps is timed, one thread. Counters:
 //   median_ms, max_ms   median and slowest timed step
 //   bytes_per_object    stats().bytes_held / live objects after the last step
-//   objects, pairs      stats() after the last step
+//   objects, pairs, moving, changed   stats() after the last step
 // BM_broadphase_rays/static-50k/threads:N: 500 segments through 50,000 static boxes
 // (for_each_hit), split over N threads; one iteration is the 500. Its Bullet peer is in
 // bench_bullet.cpp.
@@ -108,6 +108,8 @@ class StepTimes {
     state.counters["max_ms"] = ms_.empty() ? 0 : ms_.back();
     state.counters["objects"] = stats.objects;
     state.counters["pairs"] = stats.pairs;
+    state.counters["moving"] = stats.moving;
+    state.counters["changed"] = stats.changed;
     state.counters["bytes_per_object"] =
         stats.objects == 0 ? 0 : static_cast<double>(stats.bytes_held) / static_cast<double>(stats.objects);
   }

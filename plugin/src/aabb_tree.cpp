@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
 #include "agrid_assert.h"
+#include "slack_growth.h"
 
 namespace agrid::detail {
 namespace {
@@ -39,6 +41,9 @@ namespace {
   const float c = 0.5f * b.min[axis] + 0.5f * b.max[axis];
   return c == c ? c : 0.0f;
 }
+
+/// True iff the boxes are equal bit for bit.
+[[nodiscard]] bool same_bits(const Box& a, const Box& b) noexcept { return std::memcmp(&a, &b, sizeof(Box)) == 0; }
 
 }  // namespace
 
@@ -95,6 +100,7 @@ std::uint32_t AabbTree::allocate() {
     return node;
   }
   if (nodes_.size() >= kNone) throw std::length_error("agrid::Broadphase: at most 2^32 - 1 tree nodes");
+  grow_for_one(nodes_);
   nodes_.emplace_back();
   return static_cast<std::uint32_t>(nodes_.size() - 1);
 }
@@ -157,7 +163,7 @@ std::uint32_t AabbTree::insert(std::uint32_t object, const Box& box) {
   } else {
     replace_child(old_parent, sibling, parent);
   }
-  refit_upward(parent);
+  refit_upward(old_parent);  // the new parent's box and height are set above
   return leaf;
 }
 
@@ -194,41 +200,48 @@ void AabbTree::refit(std::uint32_t node) {
 }
 
 void AabbTree::refit_upward(std::uint32_t node) {
+  // Up to the first node that neither rotates nor changes: the ones above it cannot change.
   while (node != kNone) {
-    node = balance(node);
+    const bool rotated = rotate(node);
+    const Box old_box = nodes_[node].box;
+    const std::int32_t old_height = nodes_[node].height;
     refit(node);
+    if (!rotated && same_bits(old_box, nodes_[node].box) && old_height == nodes_[node].height) return;
     node = nodes_[node].parent;
   }
 }
 
-std::uint32_t AabbTree::balance(std::uint32_t a) {
-  // An AVL rotation: the taller child c of a takes a's place, a takes c's shorter child, and c
-  // keeps its taller one. Boxes and heights of a and c are refitted here.
-  Node& node_a = nodes_[a];
-  if (node_a.is_leaf()) return a;  // (its own height is not refitted yet: the children's are)
-  const int skew = nodes_[node_a.right].height - nodes_[node_a.left].height;
-  if (skew >= -1 && skew <= 1) return a;
-  const bool right_taller = skew > 1;
-  const std::uint32_t c = right_taller ? node_a.right : node_a.left;
-  Node& node_c = nodes_[c];
-  const std::uint32_t tall = nodes_[node_c.left].height > nodes_[node_c.right].height ? node_c.left : node_c.right;
-  const std::uint32_t short_one = tall == node_c.left ? node_c.right : node_c.left;
-  // c replaces a under a's parent.
-  node_c.parent = node_a.parent;
-  if (node_c.parent == kNone) {
-    root_ = c;
-  } else {
-    replace_child(node_c.parent, a, c);
-  }
-  // a becomes c's child in the place of c's shorter child, which a takes where c was.
-  (right_taller ? node_a.right : node_a.left) = short_one;
-  nodes_[short_one].parent = a;
-  node_c.left = a;
-  node_c.right = tall;
-  node_a.parent = c;
-  refit(a);
-  refit(c);
-  return c;
+bool AabbTree::rotate(std::uint32_t a) {
+  // A tree rotation (Kopta et al. 2012, as Box2D v3): swap one child of `a` with a grandchild
+  // under its other child where that shrinks the child whose leaves change; a's own box stays.
+  // The best of the (up to) four swaps, or none.
+  const Node& node = nodes_[a];
+  if (node.is_leaf()) return false;
+  struct Swap {
+    std::uint32_t child;       ///< The child of a that moves down ...
+    std::uint32_t grandchild;  ///< ... and the grandchild (under the other child) that moves up.
+    double gain;
+  } best{kNone, kNone, 0.0};
+  const auto consider = [&](std::uint32_t child, std::uint32_t other) {
+    const Node& o = nodes_[other];
+    if (o.is_leaf()) return;
+    const double now = cost_of(o.box);
+    // child replaces o.left: other then holds child and o.right; or it replaces o.right.
+    const double with_left_gone = now - cost_of(united(nodes_[child].box, nodes_[o.right].box));
+    const double with_right_gone = now - cost_of(united(nodes_[child].box, nodes_[o.left].box));
+    if (with_left_gone > best.gain) best = {child, o.left, with_left_gone};
+    if (with_right_gone > best.gain) best = {child, o.right, with_right_gone};
+  };
+  consider(node.left, node.right);
+  consider(node.right, node.left);
+  if (best.child == kNone) return false;
+  const std::uint32_t other = nodes_[best.grandchild].parent;
+  replace_child(a, best.child, best.grandchild);
+  nodes_[best.grandchild].parent = a;
+  replace_child(other, best.grandchild, best.child);
+  nodes_[best.child].parent = other;
+  refit(other);
+  return true;
 }
 
 const char* AabbTree::problem() const {

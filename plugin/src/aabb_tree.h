@@ -16,9 +16,9 @@ namespace agrid::detail {
 /// their children's. Invariant (problem()): every child's parent points back to it; an inner
 /// node's box contains both children's and its height is one more than the taller child's; every
 /// leaf's box is valid. Leaves are inserted next to the sibling that grows the tree's surface
-/// least (Box2D's rule), and each change rotates the nodes on its way to the root where one child
-/// is two or more taller than the other, which keeps the height near log2 n. Queries are const
-/// and safe from several threads at once.
+/// least (Box2D's rule), and each change rotates the nodes on its way to the root where swapping a
+/// child with a grandchild makes a box smaller (Box2D v3's rule), which keeps boxes tight as
+/// objects come and go. Queries are const and safe from several threads at once.
 class AabbTree {
  public:
   /// No node, and no leaf: an object not in the tree.
@@ -80,11 +80,11 @@ class AabbTree {
   std::uint32_t allocate();
   void release(std::uint32_t node);
   [[nodiscard]] std::uint32_t best_sibling(const Box& box) const;
-  /// Refits the boxes and heights from `node` up to the root, rotating where unbalanced.
+  /// Refits the boxes and heights from `node` up to the root, rotating where that shrinks them.
   void refit_upward(std::uint32_t node);
-  /// Rotates the subtree at `node` if its children's heights differ by more than one; returns
-  /// the subtree's new root.
-  std::uint32_t balance(std::uint32_t node);
+  /// Swaps a child of `node` with a grandchild where that makes the tree's boxes smaller; true
+  /// iff it did.
+  bool rotate(std::uint32_t node);
   void replace_child(std::uint32_t parent, std::uint32_t old_child, std::uint32_t new_child);
   void refit(std::uint32_t node);
   /// The root of a subtree built over `entries`, its parent set by the caller.

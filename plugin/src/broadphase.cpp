@@ -25,6 +25,7 @@
 #include "pair_key.h"
 #include "parallel_for.h"
 #include "segment_math.h"
+#include "slack_growth.h"
 
 namespace agrid {
 namespace {
@@ -50,12 +51,13 @@ struct alignas(64) Object {
   Box box;                               ///< The exact box, as last set.
   Box fat;                               ///< Holds `box` (when valid); reset when `box` leaves it.
   std::uint32_t leaf = AabbTree::kNone;  ///< Its leaf in the resting tree.
-  std::uint32_t fat_set_at = 0;          ///< The update count, modulo 2^32, when `fat` was last set.
+  std::uint32_t fat_set_at = 0;          ///< The update count, modulo 2^32, when `fat` was last set ...
+  std::uint32_t changed_at = 0;          ///< ... and when the box or filter last changed.
   Place place = Place::none;
-  bool alive = false;
-  bool dirty = false;    ///< Changed since the last update (listed in `dirty`).
-  bool leaving = false;  ///< Resting, and its box left its fat box or its filter changed.
-  bool joining = false;  ///< Joining the resting tree in the update under way.
+  bool alive : 1 = false;
+  bool dirty : 1 = false;    ///< Changed since the last update (listed in `dirty`).
+  bool leaving : 1 = false;  ///< Resting, and its box left its fat box or its filter changed.
+  bool joining : 1 = false;  ///< Joining the resting tree in the update under way.
 };
 static_assert(sizeof(Object) == 64);
 
@@ -151,10 +153,11 @@ struct Broadphase::Impl {
   AabbTree resting_tree;             ///< The fat boxes of resting objects with a valid box.
   detail::CandidatePairs candidates; ///< Pairs of resting objects whose fat boxes overlap and filters pass.
 
-  /// The moving set, ascending; their boxes as of the last update, in the same order, which the
-  /// grid holds for queries; the pair keys with a moving member (sorted).
+  /// The moving set, ascending; the grid's boxes: the moving ones as of the last update in the
+  /// same order (then, after pair_in_one_grid(), the resting ones), which the grid holds for
+  /// queries; the pair keys with a moving member (sorted).
   std::vector<Handle> moving;
-  std::vector<Box> moving_boxes;
+  std::vector<Box> grid_boxes;
   Grid moving_grid;
   Tree moving_tree;
   std::vector<std::uint64_t> moving_keys;
@@ -173,15 +176,19 @@ struct Broadphase::Impl {
   // Scratch of update(), kept for its memory.
   std::vector<Handle> retest;
   std::vector<Handle> joining;
-  std::vector<Handle> entering;
+  std::vector<Handle> entering;  ///< Left the resting tree: moving from now.
+  std::vector<Handle> created;   ///< New since the last update: resting from now.
+  std::vector<Handle> ready;     ///< Moving, and still long enough to rest.
   std::vector<Handle> next_moving;
   std::vector<std::uint64_t> touched_before;  ///< Pairs whose state this update may change, as they were ...
   std::vector<std::uint64_t> touched_now;     ///< ... and as they are.
   std::vector<std::uint64_t> next_keys;
+  std::vector<std::uint64_t> resting_keys;  ///< Scratch of pair_in_one_grid(): moving x resting.
   std::vector<std::vector<std::uint64_t>> unit_keys;
   std::vector<Pair> grid_pairs;
+  std::vector<Handle> grid_handles;  ///< Of the boxes of pair_in_one_grid(): moving, then resting.
   std::vector<AabbTree::Entry> tree_entries;
-  bool moving_grid_current = false;  ///< The grid holds moving_boxes.
+  bool moving_grid_current = false;  ///< The grid holds grid_boxes.
   std::vector<std::uint32_t> stack;
 
   explicit Impl(const Config& c) : config(c), moving_grid(c), moving_tree(c) {}
@@ -208,11 +215,15 @@ struct Broadphase::Impl {
     Object& o = objects[h];
     o.fat = detail::fattened(o.box, config.fat_margin);
     o.fat_set_at = static_cast<std::uint32_t>(updates);
+    o.changed_at = o.fat_set_at;
     o.leaving = o.place == Place::resting;
   }
 
+  /// A moving object rests once its box has stayed in its fat box long enough (jittering), or
+  /// has not changed for a while (stopped); drifting bodies leave their fat box first.
   [[nodiscard]] bool ready_to_rest(const Object& o) const noexcept {
-    return static_cast<std::uint32_t>(updates) - o.fat_set_at >= config.rest_after;
+    const auto now = static_cast<std::uint32_t>(updates);
+    return now - o.fat_set_at >= config.rest_after || now - o.changed_at >= config.rest_after_unchanged;
   }
 
   void update(bool find_pairs);
@@ -222,9 +233,10 @@ struct Broadphase::Impl {
   void join_resting();
   void add_candidates(Handle h);
   void join_in_bulk();
-  /// Makes grid_pairs hold the pairs of `boxes` (by index), with the grid or the tree of grids;
-  /// true iff the grid did it (and holds the boxes).
-  bool find_grid_pairs(std::span<const Box> boxes);
+  void pair_in_one_grid();
+  /// Makes grid_pairs hold the pairs of `boxes` (by index), with the grid or the tree of grids,
+  /// and the grid hold `boxes`.
+  void find_grid_pairs(std::span<const Box> boxes);
   void update_moving_set();
   void find_moving_keys();
   void report_changes();
@@ -248,6 +260,8 @@ Handle Broadphase::create(const Box& box, Filter filter) {
       throw std::length_error("agrid::Broadphase::create: at most 2^32 - 2 objects");
     }
     try {
+      detail::grow_for_one(m.objects);
+      detail::grow_for_one(m.filters);
       m.objects.emplace_back();
       m.filters.emplace_back();
       m.candidates.resize(static_cast<std::uint32_t>(m.objects.size()));
@@ -275,6 +289,7 @@ void Broadphase::set_box(Handle handle, const Box& box) {
   if (detail::same_box(o.box, box)) return;
   m.invalid = m.invalid + !is_valid(box) - !is_valid(o.box);
   o.box = box;
+  o.changed_at = static_cast<std::uint32_t>(m.updates);
   if (!detail::within(box, o.fat)) m.reset_fat(handle);
   m.mark_dirty(handle);
 }
@@ -353,9 +368,12 @@ void Broadphase::Impl::update(bool find_pairs) {
     moving_keys.clear();
     pairs_known = false;
   }
-  // The queries' grid over the moving set (find_grid_pairs built it already, unless the tree
-  // of grids found the pairs, or no pairs were found).
-  if (!moving_grid_current) moving_grid.build(moving_boxes);
+  // The queries' grid over the moving set (find_grid_pairs built it already when pairs were
+  // found).
+  if (!moving_grid_current) {
+    grid_boxes.resize(moving.size());
+    moving_grid.build(grid_boxes);
+  }
   all_pairs_current.store(false, std::memory_order_release);
   handles.recycle();
   collect_stats();
@@ -364,12 +382,15 @@ void Broadphase::Impl::update(bool find_pairs) {
 
 void Broadphase::Impl::take_changes() {
   // Removed and leaving objects first, so that the re-tests below see only candidates that stay.
+  // New objects rest at once (join_resting), leaving ones move.
   std::sort(dirty.begin(), dirty.end());
   retest.clear();
   entering.clear();
+  created.clear();
   for (const Handle h : dirty) {
     Object& o = objects[h];
     o.dirty = false;
+    const bool is_new = o.place == Place::none;
     if (o.place == Place::resting && (!o.alive || o.leaving)) {
       leave_resting(h);
     } else if (o.place == Place::resting) {
@@ -377,6 +398,8 @@ void Broadphase::Impl::take_changes() {
     }
     if (!o.alive) {
       o.place = Place::none;
+    } else if (is_new) {
+      created.push_back(h);
     } else if (o.place == Place::none) {
       o.place = Place::moving;
       entering.push_back(h);
@@ -410,15 +433,15 @@ void Broadphase::Impl::retest_candidates(Handle h) {
 }
 
 void Broadphase::Impl::join_resting() {
-  // Moving objects whose box has stayed in its fat box long enough rest.
-  joining.clear();
+  // New objects, and moving ones whose box has stayed in its fat box long enough, rest.
+  ready.clear();
   for (const Handle h : moving) {
-    Object& o = objects[h];
-    if (!o.alive || o.place != Place::moving || !ready_to_rest(o)) continue;
-    o.place = Place::resting;
-    ++resting;
-    joining.push_back(h);
+    if (objects[h].place == Place::moving && ready_to_rest(objects[h])) ready.push_back(h);
   }
+  joining.clear();
+  std::merge(created.begin(), created.end(), ready.begin(), ready.end(), std::back_inserter(joining));
+  for (const Handle h : joining) objects[h].place = Place::resting;
+  resting += static_cast<std::uint32_t>(joining.size());
   if (joining.size() > resting_tree.leaves()) {
     join_in_bulk();
     return;
@@ -445,9 +468,9 @@ void Broadphase::Impl::join_in_bulk() {
       tree_entries.push_back({o.fat, h, AabbTree::kNone});
     }
   }
-  moving_boxes.clear();
-  for (const AabbTree::Entry& e : tree_entries) moving_boxes.push_back(e.box);  // scratch here
-  find_grid_pairs(moving_boxes);
+  grid_boxes.clear();
+  for (const AabbTree::Entry& e : tree_entries) grid_boxes.push_back(e.box);  // scratch here
+  find_grid_pairs(grid_boxes);
   for (const auto [i, j] : grid_pairs) {
     const Handle a = tree_entries[i].object;
     const Handle b = tree_entries[j].object;
@@ -461,18 +484,28 @@ void Broadphase::Impl::join_in_bulk() {
     objects[e.object].leaf = e.leaf;
     objects[e.object].joining = false;
   }
+  // The scratch of a world-sized build is not kept: the next builds are the moving set's.
+  tree_entries = {};
+  moving_grid = Grid(config);
+  moving_tree = Tree(config);
 }
 
-bool Broadphase::Impl::find_grid_pairs(std::span<const Box> boxes) {
-  // On all threads when there are many.
+void Broadphase::Impl::find_grid_pairs(std::span<const Box> boxes) {
+  // On all threads when there are many: the tree of grids finds the pairs while the grid, which
+  // the queries need, is built beside it (the tree leaves a thread idle part of the time).
   if (boxes.size() >= config.tree_min_boxes && tbb::this_task_arena::max_concurrency() > 1) {
-    moving_tree.build(boxes);
-    moving_tree.find_pairs(grid_pairs);
-    return false;
+    detail::parallel_for(0, 2, [&](int task) {
+      if (task == 0) {
+        moving_grid.build(boxes);
+      } else {
+        moving_tree.build(boxes);
+        moving_tree.find_pairs(grid_pairs);
+      }
+    });
+    return;
   }
   moving_grid.build(boxes);
   moving_grid.find_pairs(grid_pairs);
-  return true;
 }
 
 void Broadphase::Impl::add_candidates(Handle h) {
@@ -493,15 +526,22 @@ void Broadphase::Impl::update_moving_set() {
   next_moving.clear();
   std::merge(moving.begin(), moving.end(), entering.begin(), entering.end(), std::back_inserter(next_moving));
   std::swap(moving, next_moving);
-  moving_boxes.clear();
-  for (const Handle h : moving) moving_boxes.push_back(objects[h].box);
+  grid_boxes.clear();
+  for (const Handle h : moving) grid_boxes.push_back(objects[h].box);
 }
 
 void Broadphase::Impl::find_moving_keys() {
+  // A few moving objects query the resting tree one by one; many are paired with the resting
+  // objects by one grid over both, which costs less than their queries.
+  next_keys.clear();
+  if (static_cast<std::uint64_t>(moving.size()) * config.tree_query_cost >= resting_tree.leaves()) {
+    pair_in_one_grid();
+    return;
+  }
   // Moving x moving: the grid's pairs come sorted and the moving handles ascending, so the keys
   // come sorted.
-  moving_grid_current = find_grid_pairs(moving_boxes);
-  next_keys.clear();
+  find_grid_pairs(grid_boxes);
+  moving_grid_current = true;
   for (const auto [i, j] : grid_pairs) {
     const Handle a = moving[i];
     const Handle b = moving[j];
@@ -534,6 +574,34 @@ void Broadphase::Impl::find_moving_keys() {
   for (std::size_t u = 0; u < units; ++u) next_keys.insert(next_keys.end(), unit_keys[u].begin(), unit_keys[u].end());
   std::sort(next_keys.begin() + moving_moving, next_keys.end());
   std::inplace_merge(next_keys.begin(), next_keys.begin() + moving_moving, next_keys.end());
+}
+
+void Broadphase::Impl::pair_in_one_grid() {
+  // The grid holds the moving boxes, then the resting ones; its pairs with a moving member
+  // (the lower index) are kept. The grid then serves the queries as the moving set's.
+  grid_handles.assign(moving.begin(), moving.end());
+  for (Handle h = 0; h < objects.size(); ++h) {
+    if (objects[h].leaf != AabbTree::kNone) {
+      grid_handles.push_back(h);
+      grid_boxes.push_back(objects[h].box);
+    }
+  }
+  find_grid_pairs(grid_boxes);
+  moving_grid_current = true;
+  // Moving x moving keys come sorted (as the grid's pairs, the moving handles ascending); the
+  // moving x resting ones are sorted apart and merged.
+  resting_keys.clear();
+  for (const auto [i, j] : grid_pairs) {
+    if (i >= moving.size()) continue;  // resting x resting: kept as candidates
+    const Handle a = grid_handles[i];
+    const Handle b = grid_handles[j];
+    if (!passes(filters[a], filters[b])) continue;
+    (j < moving.size() ? next_keys : resting_keys).push_back(pair_key(a, b));
+  }
+  std::sort(resting_keys.begin(), resting_keys.end());
+  const auto middle = static_cast<std::ptrdiff_t>(next_keys.size());
+  next_keys.insert(next_keys.end(), resting_keys.begin(), resting_keys.end());
+  std::inplace_merge(next_keys.begin(), next_keys.begin() + middle, next_keys.end());
 }
 
 void Broadphase::Impl::report_changes() {
@@ -574,7 +642,7 @@ void Broadphase::Impl::collect_stats() {
   stats.bytes_held = objects.capacity() * sizeof(Object) + filters.capacity() * sizeof(Filter) +
                      resting_tree.bytes_held() + candidates.bytes_held() +
                      (moving.capacity() + next_moving.capacity()) * sizeof(Handle) +
-                     moving_boxes.capacity() * sizeof(Box) + moving_grid.stats().bytes_held +
+                     grid_boxes.capacity() * sizeof(Box) + moving_grid.stats().bytes_held +
                      moving_tree.stats().bytes_held +
                      (moving_keys.capacity() + next_keys.capacity() + touched_before.capacity() + touched_now.capacity()) *
                          sizeof(std::uint64_t) +
@@ -620,6 +688,7 @@ void Broadphase::Impl::visit_current(const Query& query, FunctionRef<Handle> vis
   if (!walk(resting_tree, query, query_stack, [&](std::uint32_t h) { return !unchanged_hit(h) || visit(h); })) return;
   bool go_on = true;
   walk(moving_grid, query, [&](std::uint32_t k) {
+    if (k >= moving.size()) return true;  // a resting object's box (pair_in_one_grid): seen above
     const Handle h = moving[k];
     if (!objects[h].dirty) go_on = visit(h);
     return go_on;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "agrid_assert.h"
+#include "slack_growth.h"
 
 namespace agrid::detail {
 
@@ -15,6 +16,7 @@ std::uint32_t CandidatePairs::add(std::uint32_t a, std::uint32_t b, bool hit) {
   } else {
     if (records_.size() >= kNone) throw std::length_error("agrid::Broadphase: at most 2^32 - 1 candidate pairs");
     record = static_cast<std::uint32_t>(records_.size());
+    grow_for_one(records_);
     records_.emplace_back();
   }
   Record& r = records_[record];

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pair_key.h"
+#include "slack_growth.h"
 
 namespace agrid::detail {
 
@@ -19,7 +20,10 @@ class CandidatePairs {
   static constexpr std::uint32_t kNone = 0xffffffffu;
 
   /// Makes room for handles below `objects`.
-  void resize(std::uint32_t objects) { head_.resize(objects, kNone); }
+  void resize(std::uint32_t objects) {
+    grow_for_one(head_);
+    head_.resize(objects, kNone);
+  }
 
   /// Adds the candidate (a, b), a != b, with whether it is a hit; returns its record.
   std::uint32_t add(std::uint32_t a, std::uint32_t b, bool hit);

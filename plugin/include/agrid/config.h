@@ -60,10 +60,20 @@ struct Config {
   float fat_margin = 0.1f;
 
   /// Broadphase only: a moving object rests once its box has stayed inside its fat box for this
-  /// many updates. Fewer let drifting bodies join the resting tree and leave it again (a tree
-  /// insert and remove each); more keep objects that have stopped in the moving set, where they
-  /// cost a query every update. The default is measured (docs/benchmarks.md).
-  std::uint32_t rest_after = 4;
+  /// many updates (a body jittering in a settling stack) ...
+  std::uint32_t rest_after = 16;
+
+  /// ... or once its box has not changed at all for this many updates (a body that stopped, or
+  /// fell asleep). Drifting bodies leave their fat box before either and stay moving, where the
+  /// grid pairs them fastest; new objects rest at once. Resting costs a tree insert and query to
+  /// join and a remove to leave, so the defaults keep drifting bodies out (docs/benchmarks.md).
+  std::uint32_t rest_after_unchanged = 2;
+
+  /// Broadphase only: what one moving object's query of the resting tree costs, in boxes given
+  /// to the grid. While the moving objects are fewer than the resting ones divided by this, each
+  /// queries the tree; otherwise one grid over both finds their pairs. Measured
+  /// (docs/benchmarks.md).
+  std::uint32_t tree_query_cost = 16;
 
 #if __cplusplus >= 202002L
   /// Field by field (C++20: agrid's own code compares configs; C++11 users tune, never compare).
@@ -80,6 +90,8 @@ struct Config {
     if (!(fat_margin >= 0.0f && fat_margin <= 1.0f)) return "fat_margin must be in [0, 1]";
     if (task_entries < 1) return "task_entries must be at least 1";
     if (rest_after < 1) return "rest_after must be at least 1";
+    if (rest_after_unchanged < 1) return "rest_after_unchanged must be at least 1";
+    if (tree_query_cost < 1) return "tree_query_cost must be at least 1";
     if (static_cast<std::uint8_t>(kernel) > static_cast<std::uint8_t>(Kernel::avx512)) return "kernel is not a Kernel";
     return nullptr;
   }
