@@ -486,6 +486,7 @@ void Broadphase::Impl::join_in_bulk() {
   }
   // The scratch of a world-sized build is not kept: the next builds are the moving set's.
   tree_entries = {};
+  grid_pairs = {};
   moving_grid = Grid(config);
   moving_tree = Tree(config);
 }

@@ -518,7 +518,7 @@ TEST(BulletAdapterDeterminism, OneAndTwoThreadsGiveBitwiseIdenticalBodies) {
   const Snapshot two_again = run_spheres(2);
   EXPECT_EQ(one.concurrency, 1);
   EXPECT_EQ(two.concurrency, 2);
-  EXPECT_GE(two.most_moving, 3000u);  // above tree_min_boxes: the parallel path ran
+  EXPECT_GE(two.most_moving, 500u);  // at least tree_min_boxes (500, above): the parallel path ran
   ASSERT_EQ(one.bits.size(), two.bits.size());
   std::size_t differing = 0;
   for (std::size_t i = 0; i < one.bits.size(); ++i) differing += one.bits[i] != two.bits[i];

@@ -26,9 +26,11 @@ struct Config;     // <agrid/config.h> (C++11 and later)
 /// * Pairs that others add to or remove from the cache are repaired by the next
 ///   calculateOverlappingPairs.
 /// * setAabb stores and costs O(1); unchanged AABBs (static and sleeping objects every step)
-///   cost a comparison. Objects that stop moving rest in a grid that is not rebuilt each step.
-/// * rayTest and aabbTest never miss: they query the grids (and objects changed since the last
-///   calculateOverlappingPairs directly).
+///   cost a comparison. Objects that stop moving rest in a tree changed one leaf at a time,
+///   with their candidate pairs kept: a step costs what changed.
+/// * rayTest and aabbTest never miss: they walk the resting tree and the moving set's grid
+///   (and test objects changed since the last calculateOverlappingPairs directly). They are
+///   safe from several threads at once while no step runs.
 /// * AABBs with a NaN or min > max pair with nothing (counted in stats); static planes (±1e18)
 ///   and other huge objects are handled as oversize boxes.
 /// * With double-precision Bullet (BT_USE_DOUBLE_PRECISION) AABBs are rounded outward to floats:
