@@ -24,6 +24,10 @@ constexpr std::size_t kMaxObjects = 200;
 /// The filter groups and masks a byte picks from: everything, two disjoint groups, nothing.
 constexpr std::uint32_t kFilterBits[4] = {0xffffffffu, 1u, 2u, 0u};
 
+/// Config::rest_after and Config::tree_query_cost as a byte picks them: the default first.
+constexpr std::uint32_t kRestAfter[4] = {16, 1, 2, 4};
+constexpr std::uint32_t kTreeQueryCost[4] = {16, 1, 4, 1000};
+
 using Model = agrid::oracle::BroadphaseModel;
 using agrid::oracle::difference;
 
@@ -53,6 +57,11 @@ std::vector<Pair> check_update(agrid::Broadphase& broadphase, const Model& model
     });
     std::sort(hits.begin(), hits.end());
     agrid::fuzz::require(hits == model.overlapping(box), "Broadphase::for_each_overlap");
+    const agrid::Segment segment{box.min, box.max, {}};
+    hits.clear();
+    broadphase.for_each_hit(segment, [&](Handle h) { hits.push_back(h); });
+    std::sort(hits.begin(), hits.end());
+    agrid::fuzz::require(hits == model.hit_by(segment), "Broadphase::for_each_hit");
     break;  // One query an update: the pairs above already cover every box.
   }
   return now;
@@ -63,7 +72,13 @@ std::vector<Pair> check_update(agrid::Broadphase& broadphase, const Model& model
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   agrid::fuzz::FuzzInput in(data, size);
   agrid::Config config = in.config();
-  config.fat_margin = (in.byte() & 1) != 0 ? 0.0f : 0.5f;
+  // One byte: the fat margin (bit 0), when moving objects rest (bits 1-3) and when they query the
+  // resting tree one by one or pair with it in one grid (bits 4-5), so that every path runs.
+  const std::uint8_t knobs = in.byte();
+  config.fat_margin = (knobs & 1) != 0 ? 0.0f : 0.5f;
+  config.rest_after = kRestAfter[(knobs >> 1) & 3];
+  config.rest_after_unchanged = 1 + ((knobs >> 3) & 1);
+  config.tree_query_cost = kTreeQueryCost[(knobs >> 4) & 3];
   const bool raw = (in.byte() & 1) != 0;
   agrid::Broadphase broadphase(config);
   Model model;
