@@ -11,11 +11,22 @@
 //   ray_ms, ray_mean_ms        median and mean of the rays' time (bench-7's 500 rays; else 0)
 // BM_broadphase_rays/static-50k/<kind>: the peer of agrid-bench-broadphase's ray benchmark (same
 // boxes and rays, broadphase_scenes.h) on proxies made by hand, one thread.
+// BM_broadphase_step/<scene>/<kind>: the peer of agrid-bench-broadphase's BM_broadphase/<scene>
+// (frozen-500k, frozen-50k, stream-200k, stream-20k: the same boxes, moves, creates and
+// removes, broadphase_scenes.h) on btDbvtBroadphase and btAdaptiveGridBroadphase through
+// btBroadphaseInterface alone, one thread. One iteration is one step: setAabb for the moved
+// boxes, destroyProxy/createProxy for the stream's churn, calculateOverlappingPairs. Counters:
+//   median_ms, max_ms   median and slowest timed step
+//   pairs               pairs in the cache after the last step
+//   bytes_per_object    heap bytes in use after creating the proxies and the warm-up, minus
+//                       before creating the broadphase, per live proxy (proxies, tree or grid,
+//                       pair cache; glibc's count, both broadphases alike)
 // Bullet's own benchmark scenes (BM_bullet/bench-*) run as issue 10 measures them: 300 steps
 // from the start, no warm-up.
 // Run:  agrid-bench-bullet [--benchmark_filter=BM_bullet/scatter.*]
 
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
@@ -24,6 +35,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -237,6 +249,73 @@ void bm_static_rays(benchmark::State& state, agrid::scenes::BroadphaseKind kind)
   });
 }
 
+/// Heap bytes in use (glibc): chunks in use in the arenas' heap (uordblks) plus the chunks
+/// glibc gave their own mmap (hblkhd: large blocks, such as a big tree's or pair cache's arrays,
+/// which uordblks does not count).
+std::size_t heap_in_use() {
+  const struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+}
+
+/// A step scene (broadphase_scenes.h's FrozenStepRun or StreamStepRun) on a Bullet broadphase:
+/// its proxies made by hand (no world, no narrowphase), `warmup` steps untimed, then one timed
+/// step per iteration, one thread.
+template <class Run>
+void bm_broadphase_step(benchmark::State& state, Run& run, int warmup, agrid::scenes::BroadphaseKind kind) {
+  tbb::task_arena arena(1);
+  arena.execute([&] {
+    btDefaultCollisionConfiguration configuration;
+    btCollisionDispatcher dispatcher(&configuration);
+    const std::size_t heap_before = heap_in_use();
+    std::unique_ptr<btBroadphaseInterface> broadphase;
+    if (kind == agrid::scenes::BroadphaseKind::dbvt) {
+      broadphase = std::make_unique<btDbvtBroadphase>();
+    } else {
+      broadphase = std::make_unique<btAdaptiveGridBroadphase>();
+    }
+    const auto create = [&](const agrid::Box& box) {
+      return broadphase->createProxy(bt(box.min), bt(box.max), BOX_SHAPE_PROXYTYPE, nullptr,
+                                     btBroadphaseProxy::DefaultFilter, btBroadphaseProxy::AllFilter, &dispatcher);
+    };
+    const auto remove = [&](btBroadphaseProxy* proxy) { broadphase->destroyProxy(proxy, &dispatcher); };
+    const auto set_box = [&](btBroadphaseProxy* proxy, const agrid::Box& box) {
+      broadphase->setAabb(proxy, bt(box.min), bt(box.max), &dispatcher);
+    };
+    const auto step = [&] {
+      run.step(create, remove, set_box);
+      broadphase->calculateOverlappingPairs(&dispatcher);
+    };
+    run.start(create);
+    broadphase->calculateOverlappingPairs(&dispatcher);
+    for (int i = 0; i < warmup; ++i) {
+      run.prepare();
+      step();
+    }
+    const double bytes = static_cast<double>(heap_in_use() - heap_before);
+    std::vector<double> step_ms;
+    step_ms.reserve(agrid::bench::kStepTimedSteps);
+    for (auto _ : state) {
+      state.PauseTiming();
+      run.prepare();
+      state.ResumeTiming();
+      const auto start = std::chrono::steady_clock::now();
+      step();
+      step_ms.push_back(ms(std::chrono::steady_clock::now() - start));
+    }
+    btOverlappingPairCache& cache = *broadphase->getOverlappingPairCache();
+    state.counters["median_ms"] = median(step_ms);
+    state.counters["max_ms"] = step_ms.empty() ? 0 : *std::max_element(step_ms.begin(), step_ms.end());
+    state.counters["pairs"] = cache.getNumOverlappingPairs();
+    state.counters["bytes_per_object"] = bytes / static_cast<double>(run.objects());
+    // Empty the cache from its end first: destroyProxy alone scans every pair for each proxy.
+    while (cache.getNumOverlappingPairs() > 0) {
+      const btBroadphasePair& last = cache.getOverlappingPairArray()[cache.getNumOverlappingPairs() - 1];
+      cache.removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, &dispatcher);
+    }
+    run.for_each_handle(remove);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -276,6 +355,34 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { bm_static_rays(state, kind); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
+  }
+  constexpr agrid::scenes::BroadphaseKind kStepKinds[] = {agrid::scenes::BroadphaseKind::dbvt,
+                                                          agrid::scenes::BroadphaseKind::agrid};
+  for (const agrid::bench::FrozenStepScene& scene : agrid::bench::kFrozenStepScenes) {
+    for (const auto kind : kStepKinds) {
+      const std::string name =
+          "BM_broadphase_step/" + std::string(scene.name) + "/" + std::string(agrid::scenes::name(kind));
+      benchmark::RegisterBenchmark(name.c_str(), [&scene, kind](benchmark::State& state) {
+        agrid::bench::FrozenStepRun<btBroadphaseProxy*> run(scene);
+        bm_broadphase_step(state, run, agrid::bench::kFrozenStepWarmup, kind);
+      })
+          ->Iterations(agrid::bench::kStepTimedSteps)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+  }
+  for (const agrid::bench::StreamStepScene& scene : agrid::bench::kStreamStepScenes) {
+    for (const auto kind : kStepKinds) {
+      const std::string name =
+          "BM_broadphase_step/" + std::string(scene.name) + "/" + std::string(agrid::scenes::name(kind));
+      benchmark::RegisterBenchmark(name.c_str(), [&scene, kind](benchmark::State& state) {
+        agrid::bench::StreamStepRun<btBroadphaseProxy*> run(scene);
+        bm_broadphase_step(state, run, agrid::bench::kStreamStepWarmup, kind);
+      })
+          ->Iterations(agrid::bench::kStepTimedSteps)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
   }
   benchmark::RegisterBenchmark("BM_resting_step/100k/agrid", bm_resting_step)->Unit(benchmark::kMicrosecond);
   benchmark::Initialize(&argc, argv);

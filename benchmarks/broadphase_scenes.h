@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "agrid/box.h"
@@ -86,5 +87,200 @@ inline std::vector<Segment> ray_scene_rays() {
   }
   return rays;
 }
+
+// ---- The step scenes: frozen-* and stream-* ------------------------------------------------
+// What agrid-bench-broadphase's BM_broadphase/<scene> and bench_bullet.cpp's
+// BM_broadphase_step/<scene>/<kind> both run: the boxes, which are created, moved and removed
+// each step and in which order. A run is generic in the broadphase's handle; the caller passes
+// its create, remove and set_box and calls its own update (calculateOverlappingPairs) after
+// start() and after each step().
+
+/// Timed steps of every step benchmark, fixed so that max_ms compares between runs.
+constexpr int kStepTimedSteps = 100;
+/// Untimed steps before timing: in a steady state by then, with as many boxes coming to rest as
+/// start moving each step (frozen), and the boxes created at the start long at rest (stream).
+constexpr int kFrozenStepWarmup = 150;
+constexpr int kStreamStepWarmup = 60;
+/// A moved box moves by up to this much on each axis per step.
+constexpr float kStepNudge = 0.05f;
+/// Seeds of the step scenes.
+constexpr std::uint64_t kFrozenStepSeed = 1;
+constexpr std::uint64_t kStreamStepSeed = 2;
+/// The stream's slab is the cube of its box count squashed this many times in y and z and
+/// stretched kStreamSlabSquash^2 times in x: the same volume, so the same density.
+constexpr float kStreamSlabSquash = 3.0f;
+
+/// A frozen scene: `boxes` boxes in a cube, `moved` of them (different ones each step) nudged.
+struct FrozenStepScene {
+  const char* name;
+  std::uint32_t boxes;
+  std::uint32_t moved;
+};
+
+/// A stream scene: `boxes` static boxes in a window sliding along x, `churn` of the oldest
+/// removed and as many created ahead each step, and `movers` boxes nudged every step.
+struct StreamStepScene {
+  const char* name;
+  std::uint32_t boxes;
+  std::uint32_t churn;
+  std::uint32_t movers;
+};
+
+inline constexpr FrozenStepScene kFrozenStepScenes[] = {{"frozen-500k", 500000, 5000}, {"frozen-50k", 50000, 500}};
+inline constexpr StreamStepScene kStreamStepScenes[] = {{"stream-200k", 200000, 2000, 5000},
+                                                        {"stream-20k", 20000, 200, 500}};
+
+/// The box moved by a random nudge of up to kStepNudge on each axis.
+inline Box nudged_box(std::mt19937_64& rng, Box box) {
+  const Vec3 d = point_in(rng, {-kStepNudge, -kStepNudge, -kStepNudge}, {kStepNudge, kStepNudge, kStepNudge});
+  return {{box.min.x + d.x, box.min.y + d.y, box.min.z + d.z}, {box.max.x + d.x, box.max.y + d.y, box.max.z + d.z}};
+}
+
+/// A frozen scene's run. start(create) creates every box; then each step, prepare() (untimed)
+/// draws the boxes moved and step(create, remove, set_box) moves them. Every container is
+/// reserved by the constructor: start() and step() allocate nothing here.
+template <class Handle>
+class FrozenStepRun {
+ public:
+  explicit FrozenStepRun(const FrozenStepScene& scene)
+      : scene_(scene), rng_(kFrozenStepSeed), boxes_(boxes_in_cube(rng_, scene.boxes, one_overlap_side(scene.boxes))) {
+    handles_.reserve(boxes_.size());
+    moves_.reserve(scene.moved);
+    // A partial shuffle of `order_` picks the step's boxes: different ones within a step.
+    order_.resize(boxes_.size());
+    for (std::uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
+  }
+
+  /// Creates every box, in order: create(const Box&) -> Handle.
+  template <class Create>
+  void start(Create&& create) {
+    for (const Box& box : boxes_) handles_.push_back(create(box));
+  }
+
+  /// Draws the next step's moves.
+  void prepare() {
+    moves_.clear();
+    for (std::uint32_t i = 0; i < scene_.moved; ++i) {
+      std::swap(order_[i], order_[i + below(rng_, scene_.boxes - i)]);
+      Box& box = boxes_[order_[i]];
+      box = nudged_box(rng_, box);
+      moves_.emplace_back(handles_[order_[i]], box);
+    }
+  }
+
+  /// Makes the drawn step's changes: set_box(Handle, const Box&) for each moved box (no box is
+  /// created or removed; the signature is the stream's).
+  template <class Create, class Remove, class SetBox>
+  void step(Create&& /*create*/, Remove&& /*remove*/, SetBox&& set_box) const {
+    for (const auto& [handle, box] : moves_) set_box(handle, box);
+  }
+
+  /// Live objects.
+  std::size_t objects() const { return handles_.size(); }
+  /// Calls f(Handle) for each live object.
+  template <class F>
+  void for_each_handle(F&& f) const {
+    for (const Handle handle : handles_) f(handle);
+  }
+
+ private:
+  FrozenStepScene scene_;
+  std::mt19937_64 rng_;
+  std::vector<Box> boxes_;
+  std::vector<Handle> handles_;
+  std::vector<std::uint32_t> order_;
+  std::vector<std::pair<Handle, Box>> moves_;
+};
+
+/// A stream scene's run. start(create) creates the static boxes batch by batch (oldest and
+/// lowest in x first), then the movers; then each step, prepare() (untimed) draws the next batch
+/// and nudges the movers, and step(create, remove, set_box) removes the oldest batch, creates
+/// the new one and moves the movers, in that order. Every container is reserved by the
+/// constructor: start() and step() allocate nothing here.
+template <class Handle>
+class StreamStepRun {
+ public:
+  explicit StreamStepRun(const StreamStepScene& scene)
+      : scene_(scene),
+        rng_(kStreamStepSeed),
+        width_(one_overlap_side(scene.boxes) / kStreamSlabSquash),  // in y and z
+        length_(one_overlap_side(scene.boxes) * kStreamSlabSquash * kStreamSlabSquash),  // of the window, in x
+        slice_(length_ * static_cast<float>(scene.churn) / static_cast<float>(scene.boxes)),
+        batches_(scene.boxes / scene.churn) {
+    for (std::vector<Handle>& batch : batches_) batch.reserve(scene.churn);
+    new_boxes_.reserve(scene.churn);
+    movers_.reserve(scene.movers);
+    mover_handles_.reserve(scene.movers);
+  }
+
+  /// Creates the static boxes, then the movers: create(const Box&) -> Handle.
+  template <class Create>
+  void start(Create&& create) {
+    for (std::vector<Handle>& batch : batches_) {
+      draw_batch();
+      for (const Box& box : new_boxes_) batch.push_back(create(box));
+    }
+    for (std::uint32_t i = 0; i < scene_.movers; ++i) {
+      movers_.push_back(box_around(rng_, point_in(rng_, {}, {length_, width_, width_})));
+      mover_handles_.push_back(create(movers_.back()));
+    }
+  }
+
+  /// Draws the next step's batch and moves the movers.
+  void prepare() {
+    draw_batch();
+    // A mover left behind by the window moves on by its length, so the movers stay in it.
+    const float back = front_ - length_;
+    for (Box& box : movers_) {
+      box = nudged_box(rng_, box);
+      if (box.max.x < back) box = {{box.min.x + length_, box.min.y, box.min.z}, {box.max.x + length_, box.max.y, box.max.z}};
+    }
+  }
+
+  /// Makes the drawn step's changes: remove(Handle) for the oldest batch, create(const Box&) ->
+  /// Handle for the new one, set_box(Handle, const Box&) for the movers.
+  template <class Create, class Remove, class SetBox>
+  void step(Create&& create, Remove&& remove, SetBox&& set_box) {
+    std::vector<Handle>& batch = batches_[oldest_];
+    for (const Handle handle : batch) remove(handle);
+    batch.clear();
+    for (const Box& box : new_boxes_) batch.push_back(create(box));
+    oldest_ = (oldest_ + 1) % batches_.size();
+    for (std::size_t i = 0; i < movers_.size(); ++i) set_box(mover_handles_[i], movers_[i]);
+  }
+
+  /// Live objects.
+  std::size_t objects() const { return batches_.size() * scene_.churn + mover_handles_.size(); }
+  /// Calls f(Handle) for each live object.
+  template <class F>
+  void for_each_handle(F&& f) const {
+    for (const std::vector<Handle>& batch : batches_) {
+      for (const Handle handle : batch) f(handle);
+    }
+    for (const Handle handle : mover_handles_) f(handle);
+  }
+
+ private:
+  /// The next `churn` static boxes, in their own slice of x.
+  void draw_batch() {
+    new_boxes_.clear();
+    for (std::uint32_t i = 0; i < scene_.churn; ++i) {
+      new_boxes_.push_back(box_around(rng_, point_in(rng_, {front_, 0, 0}, {front_ + slice_, width_, width_})));
+    }
+    front_ += slice_;
+  }
+
+  StreamStepScene scene_;
+  std::mt19937_64 rng_;
+  float width_;
+  float length_;
+  float slice_;
+  float front_ = 0;  // where the next slice begins
+  std::vector<std::vector<Handle>> batches_;  // a ring: batches_[oldest_] is the oldest
+  std::size_t oldest_ = 0;
+  std::vector<Box> new_boxes_;
+  std::vector<Box> movers_;
+  std::vector<Handle> mover_handles_;
+};
 
 }  // namespace agrid::bench

@@ -77,6 +77,9 @@ class AabbTree {
     [[nodiscard]] bool is_leaf() const noexcept { return left == kNone; }
   };
 
+  /// Calls `visit(object)` for each leaf under the nodes whose boxes `meets` accepts.
+  template <class Meets, class Visit>
+  bool walk(Meets&& meets, std::vector<std::uint32_t>& stack, Visit&& visit) const;
   std::uint32_t allocate();
   void release(std::uint32_t node);
   [[nodiscard]] std::uint32_t best_sibling(const Box& box) const;
@@ -102,15 +105,15 @@ class AabbTree {
          (a.min.z <= b.max.z) & (b.min.z <= a.max.z);
 }
 
-template <class Visit>
-bool AabbTree::query(const Box& query, std::vector<std::uint32_t>& stack, Visit&& visit) const {
+template <class Meets, class Visit>
+bool AabbTree::walk(Meets&& meets, std::vector<std::uint32_t>& stack, Visit&& visit) const {
   if (root_ == kNone) return true;
   stack.clear();
   stack.push_back(root_);
   while (!stack.empty()) {
     const Node& node = nodes_[stack.back()];
     stack.pop_back();
-    if (!boxes_meet(node.box, query)) continue;
+    if (!meets(node.box)) continue;
     if (node.is_leaf()) {
       if (!visit(node.right)) return false;
       continue;
@@ -122,24 +125,19 @@ bool AabbTree::query(const Box& query, std::vector<std::uint32_t>& stack, Visit&
 }
 
 template <class Visit>
+bool AabbTree::query(const Box& query, std::vector<std::uint32_t>& stack, Visit&& visit) const {
+  return walk([&](const Box& box) { return boxes_meet(box, query); }, stack, visit);
+}
+
+template <class Visit>
 bool AabbTree::query(const PreparedSegment& segment, std::vector<std::uint32_t>& stack, Visit&& visit) const {
-  if (root_ == kNone) return true;
-  stack.clear();
-  stack.push_back(root_);
-  while (!stack.empty()) {
-    const Node& node = nodes_[stack.back()];
-    stack.pop_back();
-    const float lo[3] = {node.box.min.x, node.box.min.y, node.box.min.z};
-    const float hi[3] = {node.box.max.x, node.box.max.y, node.box.max.z};
-    if (!segment.may_meet(lo, hi)) continue;
-    if (node.is_leaf()) {
-      if (!visit(node.right)) return false;
-      continue;
-    }
-    stack.push_back(node.right);
-    stack.push_back(node.left);
-  }
-  return true;
+  return walk(
+      [&](const Box& box) {
+        const float lo[3] = {box.min.x, box.min.y, box.min.z};
+        const float hi[3] = {box.max.x, box.max.y, box.max.z};
+        return segment.may_meet(lo, hi);
+      },
+      stack, visit);
 }
 
 }  // namespace agrid::detail
