@@ -149,8 +149,8 @@ void bm_broadphase_rays(benchmark::State& state, agrid::scenes::BroadphaseKind k
 
 /// Static boxes in the resting-step benchmark: static-city's count.
 constexpr int kRestingBoxes = 100000;
-/// Steps before the resting-step benchmark's boxes have all joined agrid's resting grid (it
-/// takes unchanged boxes after 16 updates).
+/// Steps before the resting-step benchmark's boxes have all joined agrid's resting tree (new
+/// objects rest at once; this leaves room for any Config::rest_after_unchanged).
 constexpr int kRestingWarmupSteps = 20;
 
 /// The adapter's cost per object at rest: every proxy gets `setAabb` with its unchanged AABB

@@ -20,8 +20,9 @@
 
 namespace agrid::bt_test {
 
-/// Updates after which objects whose AABB did not change have joined agrid's resting grid
-/// (Broadphase rests them after 16).
+/// Updates after which objects whose AABB did not change have joined agrid's resting tree
+/// (Broadphase rests them after Config::rest_after_unchanged, 2, and jittering ones after
+/// Config::rest_after, 16).
 inline constexpr int kUpdatesToRest = 20;
 
 /// A pair of proxies as (lower unique id, higher unique id).

@@ -57,7 +57,7 @@ TEST(BulletAdapterExact, MovingBodiesEveryStepOnTwoThreads) {
 }
 
 // A pile falls on a static plane (AABB +-1e18 on every axis) and falls asleep: sleeping and
-// static objects go to agrid's resting grid, and their pairs stay. Then new bodies fall on the
+// static objects go to agrid's resting tree, and their pairs stay. Then new bodies fall on the
 // sleeping pile and wake parts of it.
 TEST(BulletAdapterExact, SleepingPileOnStaticPlane) {
   World w(BroadphaseKind::agrid, {}, btVector3(0, -10, 0));
@@ -80,7 +80,7 @@ TEST(BulletAdapterExact, SleepingPileOnStaticPlane) {
     for (const btRigidBody* b : w.bodies()) sleeping += b->getActivationState() == ISLAND_SLEEPING;
     most_sleeping = std::max(most_sleeping, sleeping);
   }));
-  // The scene really exercised sleeping bodies and the resting grid.
+  // The scene really exercised sleeping bodies and the resting tree.
   EXPECT_GT(most_sleeping, 300);
   EXPECT_GT(most_resting, 200u);
   btVector3 lo;
@@ -91,7 +91,7 @@ TEST(BulletAdapterExact, SleepingPileOnStaticPlane) {
 }
 
 // Bodies are added, removed, removed and re-added, refreshed and teleported between steps,
-// among a field of static boxes (the resting grid, whose members also come and go).
+// among a field of static boxes (the resting tree, whose members also come and go).
 TEST(BulletAdapterExact, AddsRemovesRefreshesAndTeleports) {
   World w;
   Rng rng(4);
@@ -224,7 +224,7 @@ TEST(BulletAdapterPersistence, BoxOnGroundKeepsAlgorithmAndManifold) {
 // exact after every step, only pairs that really began or ended are added or removed, and
 // pairs that persist keep their algorithm object.
 TEST(BulletAdapterPersistence, JitteringBodiesKeepExactPairsAndAlgorithms) {
-  constexpr int kSide = 7;  // 343 bodies: enough for agrid's resting grid to be built
+  constexpr int kSide = 7;  // 343 bodies: enough for agrid's resting tree to be built
   constexpr float kJitter = 1e-4f;
   agrid::Config config;
   config.fat_margin = 0.1f;  // holds the jitter: the bodies rest

@@ -269,7 +269,7 @@ void detect_collisions(World& grid, World& dbvt, int times) {
 }
 
 // Queries in every state of the adapter: objects just created (no update yet), after updates
-// (objects resting in agrid's resting grid), moved since the last update, and updated again.
+// (objects resting in agrid's resting tree), moved since the last update, and updated again.
 TEST(BulletAdapterQueries, RayTestConvexSweepAndContactTestMatchDbvt) {
   World grid(BroadphaseKind::agrid);
   World dbvt(BroadphaseKind::dbvt);
