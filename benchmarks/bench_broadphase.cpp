@@ -23,9 +23,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <numeric>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,59 +32,19 @@
 
 namespace {
 
-using agrid::bench::below;
-using agrid::bench::box_around;
-using agrid::bench::one_overlap_side;
-using agrid::bench::point_in;
-using agrid::bench::uniform;
+using agrid::bench::FrozenStepRun;
+using agrid::bench::kFrozenStepScenes;
+using agrid::bench::kStreamStepScenes;
+using agrid::bench::StreamStepRun;
 
 /// Threads of the step benchmarks' task arena: the core targets one thread.
 constexpr int kThreads = 1;
-/// Timed steps of every step benchmark, fixed so that max_ms compares between runs.
-constexpr int kTimedSteps = 100;
-/// Untimed steps before timing: in a steady state by then, with as many boxes coming to rest as
-/// start moving each step (frozen), and the boxes created at the start long at rest (stream).
-constexpr int kFrozenWarmupSteps = 150;
-constexpr int kStreamWarmupSteps = 60;
-/// A moved box moves by up to this much on each axis per step.
-constexpr float kNudge = 0.05f;
-/// Seeds of the step scenes.
-constexpr std::uint64_t kFrozenSeed = 1;
-constexpr std::uint64_t kStreamSeed = 2;
-/// The stream's slab is the cube of its box count squashed this many times in y and z and
-/// stretched kSlabSquash^2 times in x: the same volume, so the same density.
-constexpr float kSlabSquash = 3.0f;
-
-/// A frozen scene: `boxes` boxes in a cube, `moved` of them (different ones each step) nudged.
-struct FrozenScene {
-  const char* name;
-  std::uint32_t boxes;
-  std::uint32_t moved;
-};
-
-/// A stream scene: `boxes` static boxes in a window sliding along x, `churn` of the oldest
-/// removed and as many created ahead each step, and `movers` boxes nudged every step.
-struct StreamScene {
-  const char* name;
-  std::uint32_t boxes;
-  std::uint32_t churn;
-  std::uint32_t movers;
-};
-
-constexpr FrozenScene kFrozenScenes[] = {{"frozen-500k", 500000, 5000}, {"frozen-50k", 50000, 500}};
-constexpr StreamScene kStreamScenes[] = {{"stream-200k", 200000, 2000, 5000}, {"stream-20k", 20000, 200, 500}};
 
 /// Runs `body` inside an arena of `threads` threads.
 template <class Body>
 void in_arena(Body&& body, int threads = kThreads) {
   tbb::task_arena arena(threads);
   arena.execute(body);
-}
-
-/// The box moved by a random nudge on each axis.
-agrid::Box nudged(std::mt19937_64& rng, agrid::Box box) {
-  const agrid::Vec3 d = point_in(rng, {-kNudge, -kNudge, -kNudge}, {kNudge, kNudge, kNudge});
-  return {{box.min.x + d.x, box.min.y + d.y, box.min.z + d.z}, {box.max.x + d.x, box.max.y + d.y, box.max.z + d.z}};
 }
 
 /// Wall-clock times of the timed steps, and the counters made of them.
@@ -137,87 +94,23 @@ void run_steps(benchmark::State& state, const agrid::Broadphase& broadphase, int
   times.report(state, broadphase);
 }
 
-void bm_frozen(benchmark::State& state, const FrozenScene& scene) {
+/// A step scene (broadphase_scenes.h) on agrid::Broadphase: created and updated once, `warmup`
+/// untimed steps, then one timed step (its calls and update()) per iteration.
+template <class Run, class Scene>
+void bm_steps(benchmark::State& state, const Scene& scene, int warmup) {
   in_arena([&] {
-    std::mt19937_64 rng(kFrozenSeed);
-    std::vector<agrid::Box> boxes = agrid::bench::boxes_in_cube(rng, scene.boxes, one_overlap_side(scene.boxes));
+    Run run(scene);
     agrid::Broadphase broadphase;
-    std::vector<agrid::Handle> handles;
-    handles.reserve(boxes.size());
-    for (const agrid::Box& box : boxes) handles.push_back(broadphase.create(box));
+    const auto create = [&](const agrid::Box& box) { return broadphase.create(box); };
+    const auto remove = [&](agrid::Handle handle) { broadphase.remove(handle); };
+    const auto set_box = [&](agrid::Handle handle, const agrid::Box& box) { broadphase.set_box(handle, box); };
+    run.start(create);
     broadphase.update();
-    // A partial shuffle of `order` picks the step's boxes: different ones within a step.
-    std::vector<std::uint32_t> order(boxes.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::vector<std::pair<agrid::Handle, agrid::Box>> moves;
-    const auto prepare = [&] {
-      moves.clear();
-      for (std::uint32_t i = 0; i < scene.moved; ++i) {
-        std::swap(order[i], order[i + below(rng, scene.boxes - i)]);
-        agrid::Box& box = boxes[order[i]];
-        box = nudged(rng, box);
-        moves.emplace_back(handles[order[i]], box);
-      }
-    };
     const auto step = [&] {
-      for (const auto& [handle, box] : moves) broadphase.set_box(handle, box);
+      run.step(create, remove, set_box);
       broadphase.update();
     };
-    run_steps(state, broadphase, kFrozenWarmupSteps, prepare, step);
-  });
-}
-
-void bm_stream(benchmark::State& state, const StreamScene& scene) {
-  in_arena([&] {
-    std::mt19937_64 rng(kStreamSeed);
-    const float cube = one_overlap_side(scene.boxes);
-    const float width = cube / kSlabSquash;                // in y and z
-    const float length = cube * kSlabSquash * kSlabSquash;  // of the window, in x
-    const float slice = length * static_cast<float>(scene.churn) / static_cast<float>(scene.boxes);
-    agrid::Broadphase broadphase;
-    // The static boxes in batches of `churn`, each in its own slice of x: oldest and lowest first.
-    std::deque<std::vector<agrid::Handle>> batches;
-    float front = 0;  // where the next slice begins
-    std::vector<agrid::Box> new_boxes;
-    const auto draw_batch = [&] {
-      new_boxes.clear();
-      for (std::uint32_t i = 0; i < scene.churn; ++i) {
-        new_boxes.push_back(box_around(rng, point_in(rng, {front, 0, 0}, {front + slice, width, width})));
-      }
-      front += slice;
-    };
-    const auto create_batch = [&] {
-      std::vector<agrid::Handle>& batch = batches.emplace_back();
-      for (const agrid::Box& box : new_boxes) batch.push_back(broadphase.create(box));
-    };
-    for (std::uint32_t i = 0; i < scene.boxes / scene.churn; ++i) {
-      draw_batch();
-      create_batch();
-    }
-    std::vector<agrid::Box> movers;
-    std::vector<agrid::Handle> mover_handles;
-    for (std::uint32_t i = 0; i < scene.movers; ++i) {
-      movers.push_back(box_around(rng, point_in(rng, {}, {length, width, width})));
-      mover_handles.push_back(broadphase.create(movers.back()));
-    }
-    broadphase.update();
-    const auto prepare = [&] {
-      draw_batch();
-      // A mover left behind by the window moves on by its length, so the movers stay in it.
-      const float back = front - length;
-      for (agrid::Box& box : movers) {
-        box = nudged(rng, box);
-        if (box.max.x < back) box = {{box.min.x + length, box.min.y, box.min.z}, {box.max.x + length, box.max.y, box.max.z}};
-      }
-    };
-    const auto step = [&] {
-      for (const agrid::Handle handle : batches.front()) broadphase.remove(handle);
-      batches.pop_front();
-      create_batch();
-      for (std::size_t i = 0; i < movers.size(); ++i) broadphase.set_box(mover_handles[i], movers[i]);
-      broadphase.update();
-    };
-    run_steps(state, broadphase, kStreamWarmupSteps, prepare, step);
+    run_steps(state, broadphase, warmup, [&] { run.prepare(); }, step);
   });
 }
 
@@ -255,17 +148,21 @@ void bm_rays(benchmark::State& state, int threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (const FrozenScene& scene : kFrozenScenes) {
+  for (const auto& scene : kFrozenStepScenes) {
     benchmark::RegisterBenchmark((std::string("BM_broadphase/") + scene.name).c_str(),
-                                 [&scene](benchmark::State& state) { bm_frozen(state, scene); })
-        ->Iterations(kTimedSteps)
+                                 [&scene](benchmark::State& state) {
+                                   bm_steps<FrozenStepRun<agrid::Handle>>(state, scene, agrid::bench::kFrozenStepWarmup);
+                                 })
+        ->Iterations(agrid::bench::kStepTimedSteps)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
-  for (const StreamScene& scene : kStreamScenes) {
+  for (const auto& scene : kStreamStepScenes) {
     benchmark::RegisterBenchmark((std::string("BM_broadphase/") + scene.name).c_str(),
-                                 [&scene](benchmark::State& state) { bm_stream(state, scene); })
-        ->Iterations(kTimedSteps)
+                                 [&scene](benchmark::State& state) {
+                                   bm_steps<StreamStepRun<agrid::Handle>>(state, scene, agrid::bench::kStreamStepWarmup);
+                                 })
+        ->Iterations(agrid::bench::kStepTimedSteps)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
