@@ -193,9 +193,9 @@ struct Broadphase::Impl {
   std::vector<std::vector<std::uint64_t>> unit_keys;
   std::vector<Pair> grid_pairs;
   std::vector<Handle> grid_handles;  ///< Of the boxes of pair_in_one_grid(): moving, then resting.
-  std::vector<AabbTree::Entry> tree_entries;
   bool moving_grid_current = false;  ///< The grid holds grid_boxes.
   bool grid_has_resting = false;     ///< ... and they are the moving and resting ones (grid_handles).
+  bool querying_tree = false;        ///< The last pairs of the moving set were found by tree queries.
   std::vector<std::uint32_t> stack;
 
   explicit Impl(const Config& c) : config(c), moving_grid(c), moving_tree(c) {}
@@ -229,8 +229,11 @@ struct Broadphase::Impl {
   /// A moving object rests once its box has stayed in its fat box long enough (jittering), or
   /// has not changed for a while (stopped); drifting bodies leave their fat box first.
   [[nodiscard]] bool ready_to_rest(const Object& o) const noexcept {
+    // While moving objects query the tree one by one, moving costs a query every update: objects
+    // in their fat box rest sooner then.
     const auto now = static_cast<std::uint32_t>(updates);
-    return now - o.fat_set_at >= config.rest_after || now - o.changed_at >= config.rest_after_unchanged;
+    const std::uint32_t inside = querying_tree ? config.rest_after_querying : config.rest_after;
+    return now - o.fat_set_at >= inside || now - o.changed_at >= config.rest_after_unchanged;
   }
 
   void update(bool find_pairs);
@@ -392,7 +395,8 @@ void Broadphase::Impl::update(bool find_pairs) {
 void Broadphase::Impl::take_changes() {
   // Removed and leaving objects first, so that the re-tests below see only candidates that stay.
   // New objects rest at once (join_resting), leaving ones move.
-  std::sort(dirty.begin(), dirty.end());
+  // (Engines set boxes in the order they made the objects: mostly ascending already.)
+  if (!std::is_sorted(dirty.begin(), dirty.end())) std::sort(dirty.begin(), dirty.end());
   retest.clear();
   entering.clear();
   created.clear();
@@ -483,36 +487,35 @@ void Broadphase::Impl::join_resting() {
 
 void Broadphase::Impl::join_in_bulk() {
   // More join than rest already: the tree is built afresh over all resting objects (a better
-  // tree than one grown leaf by leaf), and the grid finds the candidates with a joining member.
-  tree_entries.clear();
+  // tree than one grown leaf by leaf), and one grid finds the candidates with a joining member.
+  // The grid and its scratch are this call's own: the moving set's keep their memory.
+  std::vector<AabbTree::Entry> entries;
+  std::vector<Box> fat_boxes;
   for (Handle h = 0; h < objects.size(); ++h) {
     Object& o = objects[h];
     if (o.alive && o.place == Place::resting && is_valid(o.fat)) {
       o.joining = std::binary_search(joining.begin(), joining.end(), h);
-      tree_entries.push_back({o.fat, h, AabbTree::kNone});
+      entries.push_back({o.fat, h, AabbTree::kNone});
+      fat_boxes.push_back(o.fat);
     }
   }
-  grid_boxes.clear();
-  for (const AabbTree::Entry& e : tree_entries) grid_boxes.push_back(e.box);  // scratch here
-  find_grid_pairs(grid_boxes);
-  for (const auto [i, j] : grid_pairs) {
-    const Handle a = tree_entries[i].object;
-    const Handle b = tree_entries[j].object;
+  std::vector<Pair> pairs;
+  Grid grid(config);
+  grid.build(fat_boxes);
+  grid.find_pairs(pairs);
+  for (const auto [i, j] : pairs) {
+    const Handle a = entries[i].object;
+    const Handle b = entries[j].object;
     if (!(objects[a].joining || objects[b].joining) || !passes(filters[a], filters[b])) continue;
     const bool hit = detail::boxes_meet(objects[a].box, objects[b].box);
     candidates.add(a, b, hit);
     if (hit) touched_now.push_back(pair_key(a, b));
   }
-  resting_tree.build(tree_entries);
-  for (const AabbTree::Entry& e : tree_entries) {
+  resting_tree.build(entries);
+  for (const AabbTree::Entry& e : entries) {
     objects[e.object].leaf = e.leaf;
     objects[e.object].joining = false;
   }
-  // The scratch of a world-sized build is not kept: the next builds are the moving set's.
-  tree_entries = {};
-  grid_pairs = {};
-  moving_grid = Grid(config);
-  moving_tree = Tree(config);
 }
 
 void Broadphase::Impl::find_grid_pairs(std::span<const Box> boxes) {
@@ -559,7 +562,8 @@ void Broadphase::Impl::find_moving_keys() {
   // A few moving objects query the resting tree one by one; many are paired with the resting
   // objects by one grid over both, which costs less than their queries.
   next_keys.clear();
-  if (static_cast<std::uint64_t>(moving.size()) * config.tree_query_cost >= resting_tree.leaves()) {
+  querying_tree = static_cast<std::uint64_t>(moving.size()) * config.tree_query_cost < resting_tree.leaves();
+  if (!querying_tree) {
     pair_in_one_grid();
     return;
   }

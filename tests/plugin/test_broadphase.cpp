@@ -171,6 +171,22 @@ TEST(Broadphase, MatchesTheModelWithFatBoxes) {
   run_simulation(2000, 25, 3, config, 6, Updates::some_queries_only);
 }
 
+// Moving objects meet resting ones by tree queries (tree_query_cost 1: while fewer move than
+// rest) or by one grid over both (a huge cost: always), and rest after 1 update or 16.
+TEST(Broadphase, MatchesTheModelEitherWayMovingMeetsResting) {
+  for (const std::uint32_t cost : {1u, 1000000u}) {
+    for (const std::uint32_t wait : {1u, 16u}) {
+      SCOPED_TRACE(::testing::Message() << "tree_query_cost " << cost << ", rest waits " << wait);
+      Config config;
+      config.tree_query_cost = cost;
+      config.rest_after = wait;
+      config.rest_after_querying = wait;
+      config.rest_after_unchanged = wait;
+      run_simulation(1500, 25, 1, config, 8 + cost + wait);
+    }
+  }
+}
+
 TEST(Broadphase, MatchesTheModelOnSeveralThreadsWithTheTree) {
   Config config;
   config.tree_min_boxes = 100;  // the moving set goes through the tree of grids

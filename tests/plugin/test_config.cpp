@@ -68,6 +68,20 @@ TEST(Config, FatMarginOutsideZeroToOneIsRefused) {
   }
 }
 
+TEST(Config, BroadphaseWaitsAndQueryCostOfZeroAreRefused) {
+  for (std::uint32_t Config::*knob :
+       {&Config::rest_after, &Config::rest_after_querying, &Config::rest_after_unchanged, &Config::tree_query_cost}) {
+    Config c;
+    c.*knob = 0;
+    EXPECT_NE(c.problem(), nullptr);
+    EXPECT_THROW(Broadphase{c}, std::invalid_argument);
+    c.*knob = 1;
+    EXPECT_EQ(c.problem(), nullptr) << c.problem();
+    c.*knob = std::numeric_limits<std::uint32_t>::max();
+    EXPECT_EQ(c.problem(), nullptr) << c.problem();
+  }
+}
+
 TEST(Config, BoundaryValuesAreUsable) {
   constexpr std::uint32_t kMax = std::numeric_limits<std::uint32_t>::max();
   const auto boxes = random_scene(800, Density::kDense, 2);

@@ -63,10 +63,14 @@ struct Config {
   /// many updates (a body jittering in a settling stack) ...
   std::uint32_t rest_after = 16;
 
+  /// ... or for this many while the moving objects query the resting tree one by one (see
+  /// tree_query_cost), when staying moving costs a query every update ...
+  std::uint32_t rest_after_querying = 4;
+
   /// ... or once its box has not changed at all for this many updates (a body that stopped, or
-  /// fell asleep). Drifting bodies leave their fat box before either and stay moving, where the
-  /// grid pairs them fastest; new objects rest at once. Resting costs a tree insert and query to
-  /// join and a remove to leave, so the defaults keep drifting bodies out (docs/benchmarks.md).
+  /// fell asleep). Drifting bodies leave their fat box before and stay moving, where the grid
+  /// pairs them fastest; new objects rest at once. Resting costs a tree insert and query to join
+  /// and a removal to leave, so the defaults keep drifting bodies out (docs/benchmarks.md).
   std::uint32_t rest_after_unchanged = 2;
 
   /// Broadphase only: what one moving object's query of the resting tree costs, in boxes given
@@ -90,6 +94,7 @@ struct Config {
     if (!(fat_margin >= 0.0f && fat_margin <= 1.0f)) return "fat_margin must be in [0, 1]";
     if (task_entries < 1) return "task_entries must be at least 1";
     if (rest_after < 1) return "rest_after must be at least 1";
+    if (rest_after_querying < 1) return "rest_after_querying must be at least 1";
     if (rest_after_unchanged < 1) return "rest_after_unchanged must be at least 1";
     if (tree_query_cost < 1) return "tree_query_cost must be at least 1";
     if (static_cast<std::uint8_t>(kernel) > static_cast<std::uint8_t>(Kernel::avx512)) return "kernel is not a Kernel";
