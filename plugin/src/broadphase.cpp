@@ -145,60 +145,85 @@ class HandlePool {
 
 }  // namespace
 
-struct Broadphase::Impl {
-  Config config;
-  std::vector<Object> objects;  ///< By handle: the one copy of every box.
-  std::vector<Filter> filters;  ///< By handle.
+/// The objects by handle: the one copy of every box. Invariant (Impl::problem): `live` and
+/// `invalid` count the live objects and those with an invalid box; `dirty` lists each object
+/// marked dirty once, and is empty after an update.
+struct ObjectTable {
+  std::vector<Object> objects;
+  std::vector<Filter> filters;
   HandlePool handles;
-  std::vector<Handle> dirty;  ///< Changed since the last update, each once.
+  std::vector<Handle> dirty;  ///< Changed since the last update.
   std::uint64_t updates = 0;
   std::uint32_t live = 0;
-  std::uint32_t invalid = 0;  ///< Live objects with an invalid box.
-  std::uint32_t resting = 0;  ///< Live objects resting (in the tree, or with an invalid box).
+  std::uint32_t invalid = 0;
+};
 
-  AabbTree resting_tree;             ///< The fat boxes of resting objects with a valid box.
-  detail::CandidatePairs candidates; ///< Pairs of resting objects whose fat boxes overlap and filters pass.
+/// The resting objects. Invariant (Impl::problem): the tree's leaves are the fat boxes of the
+/// resting objects with a valid box; the candidates are the pairs of them whose fat boxes
+/// overlap and whose filters pass, each with its exact overlap; `resting` counts the resting
+/// objects (with an invalid box too).
+struct RestingSet {
+  AabbTree resting_tree;
+  detail::CandidatePairs candidates;
+  std::uint32_t resting = 0;
+};
 
-  /// The moving set, ascending; the grid's boxes: the moving ones as of the last update in the
-  /// same order (then, after pair_in_one_grid(), the resting ones), which the grid holds for
-  /// queries; the pair keys with a moving member (sorted).
+/// The moving objects and the grid that pairs them. Invariant (Impl::problem): `moving` holds
+/// the moving objects, ascending; the grid holds `grid_boxes`: their boxes as of the last update
+/// in the same order, then (grid_has_resting) the resting ones of `grid_handles`; `moving_keys`
+/// are the sorted keys of the pairs with a moving member.
+struct MovingSet {
   std::vector<Handle> moving;
   std::vector<Box> grid_boxes;
+  std::vector<Handle> grid_handles;
   Grid moving_grid;
   Tree moving_tree;
   std::vector<std::uint64_t> moving_keys;
+  bool moving_grid_current = false;  ///< The grid holds grid_boxes (during an update).
+  bool grid_has_resting = false;     ///< ... and they are the moving and resting ones.
+  bool querying_tree = false;        ///< The last pairs of the moving set were found by tree queries.
 
-  /// False after update_queries(): no pairs are known, and the next update() reports them all.
-  bool pairs_known = true;
+  explicit MovingSet(const Config& c) : moving_grid(c), moving_tree(c) {}
+};
+
+/// The pairs that began and ended, and what they are found from: the pairs an update may have
+/// changed, as they were and as they are (sorted keys), and this update's moving keys.
+struct ChangeLists {
   PairChanges changes;
-  BroadphaseStats stats;
+  bool pairs_known = true;  ///< False after update_queries(): the next update() reports all.
+  std::vector<std::uint64_t> touched_before;
+  std::vector<std::uint64_t> touched_now;
+  std::vector<std::uint64_t> next_keys;
+  std::vector<std::uint64_t> resting_keys;  ///< pair_in_one_grid()'s moving x resting keys.
+};
 
-  // All pairs, brought up to date lazily by pairs().
+/// All pairs, brought up to date lazily by pairs() (which may run on several threads at once).
+struct PairList {
   mutable std::vector<Pair> all_pairs;
   mutable std::uint64_t all_pairs_at = 0;  ///< The update they are of.
   mutable std::mutex all_pairs_mutex;
   mutable std::atomic<bool> all_pairs_current{true};
+};
 
-  // Scratch of update(), kept for its memory.
-  std::vector<Handle> retest;
-  std::vector<Handle> joining;
+/// Scratch of update(), kept for its memory.
+struct UpdateScratch {
+  std::vector<Handle> retest;    ///< Resting, moved inside their fat boxes.
+  std::vector<Handle> joining;   ///< Joining the resting tree.
   std::vector<Handle> entering;  ///< Left the resting tree: moving from now.
   std::vector<Handle> created;   ///< New since the last update: resting from now.
   std::vector<Handle> ready;     ///< Moving, and still long enough to rest.
   std::vector<Handle> next_moving;
-  std::vector<std::uint64_t> touched_before;  ///< Pairs whose state this update may change, as they were ...
-  std::vector<std::uint64_t> touched_now;     ///< ... and as they are.
-  std::vector<std::uint64_t> next_keys;
-  std::vector<std::uint64_t> resting_keys;  ///< Scratch of pair_in_one_grid(): moving x resting.
-  std::vector<std::vector<std::uint64_t>> unit_keys;
+  std::vector<std::vector<std::uint64_t>> unit_keys;  ///< Per unit of tree queries.
   std::vector<Pair> grid_pairs;
-  std::vector<Handle> grid_handles;  ///< Of the boxes of pair_in_one_grid(): moving, then resting.
-  bool moving_grid_current = false;  ///< The grid holds grid_boxes.
-  bool grid_has_resting = false;     ///< ... and they are the moving and resting ones (grid_handles).
-  bool querying_tree = false;        ///< The last pairs of the moving set were found by tree queries.
   std::vector<std::uint32_t> stack;
+};
 
-  explicit Impl(const Config& c) : config(c), moving_grid(c), moving_tree(c) {}
+/// The broadphase: its parts, each a small type above, and the steps of an update.
+struct Broadphase::Impl : ObjectTable, RestingSet, MovingSet, ChangeLists, PairList, UpdateScratch {
+  Config config;
+  BroadphaseStats stats;
+
+  explicit Impl(const Config& c) : MovingSet(c), config(c) {}
 
   Object& live_object(Handle h, const char* what) {
     if (h >= objects.size() || !objects[h].alive) {
