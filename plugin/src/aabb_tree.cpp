@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cfloat>
-#include <cstring>
 #include <stdexcept>
 #include <utility>
 
 #include "agrid_assert.h"
+#include "fat_box.h"
 #include "slack_growth.h"
 
 namespace agrid::detail {
@@ -30,20 +30,12 @@ namespace {
   return edge(b.min.x, b.max.x) + edge(b.min.y, b.max.y) + edge(b.min.z, b.max.z);
 }
 
-[[nodiscard]] bool contains(const Box& outer, const Box& inner) noexcept {
-  return outer.min.x <= inner.min.x && outer.min.y <= inner.min.y && outer.min.z <= inner.min.z &&
-         inner.max.x <= outer.max.x && inner.max.y <= outer.max.y && inner.max.z <= outer.max.z;
-}
-
 /// The box's centre on `axis`, for ordering: 0 where it is not a number (an edge from -inf to
 /// inf), so that the order stays a strict weak one.
 [[nodiscard]] float centre(const Box& b, int axis) noexcept {
   const float c = 0.5f * b.min[axis] + 0.5f * b.max[axis];
   return c == c ? c : 0.0f;
 }
-
-/// True iff the boxes are equal bit for bit.
-[[nodiscard]] bool same_bits(const Box& a, const Box& b) noexcept { return std::memcmp(&a, &b, sizeof(Box)) == 0; }
 
 }  // namespace
 
@@ -206,7 +198,7 @@ void AabbTree::refit_upward(std::uint32_t node) {
     const Box old_box = nodes_[node].box;
     const std::int32_t old_height = nodes_[node].height;
     refit(node);
-    if (!rotated && same_bits(old_box, nodes_[node].box) && old_height == nodes_[node].height) return;
+    if (!rotated && same_box(old_box, nodes_[node].box) && old_height == nodes_[node].height) return;
     node = nodes_[node].parent;
   }
 }
@@ -264,7 +256,7 @@ const char* AabbTree::problem() const {
     const Node& r = nodes_[n.right];
     if (l.parent != index || r.parent != index) return "AabbTree: a child's parent is not its parent";
     if (n.height != 1 + std::max(l.height, r.height)) return "AabbTree: a height is not 1 + the taller child's";
-    if (!contains(n.box, l.box) || !contains(n.box, r.box)) return "AabbTree: a box does not hold its child's";
+    if (!within(l.box, n.box) || !within(r.box, n.box)) return "AabbTree: a box does not hold its child's";
     stack.push_back(n.left);
     stack.push_back(n.right);
   }

@@ -112,6 +112,13 @@ void sorted_differences(const std::vector<std::uint64_t>& now, const std::vector
   for (; b != before.end(); ++b) ended.push_back(pair_of(*b));
 }
 
+/// Appends the sorted `more` to the sorted `keys`, which stay sorted.
+void merge_in(std::vector<std::uint64_t>& keys, const std::vector<std::uint64_t>& more) {
+  const auto middle = static_cast<std::ptrdiff_t>(keys.size());
+  keys.insert(keys.end(), more.begin(), more.end());
+  std::inplace_merge(keys.begin(), keys.begin() + middle, keys.end());
+}
+
 /// Sorts `keys` and drops repeats.
 void sort_unique(std::vector<std::uint64_t>& keys) {
   std::sort(keys.begin(), keys.end());
@@ -194,7 +201,7 @@ struct ChangeLists {
   std::vector<std::uint64_t> touched_before;
   std::vector<std::uint64_t> touched_now;
   std::vector<std::uint64_t> next_keys;
-  std::vector<std::uint64_t> resting_keys;  ///< pair_in_one_grid()'s moving x resting keys.
+  std::vector<std::uint64_t> resting_keys;  ///< This update's moving x resting keys, sorted apart.
 };
 
 /// All pairs, brought up to date lazily by pairs() (which may run on several threads at once).
@@ -624,10 +631,10 @@ void Broadphase::Impl::find_moving_keys() {
   } else if (units > 1) {
     detail::parallel_for(std::size_t{0}, units, query_unit);
   }
-  const auto moving_moving = static_cast<std::ptrdiff_t>(next_keys.size());
-  for (std::size_t u = 0; u < units; ++u) next_keys.insert(next_keys.end(), unit_keys[u].begin(), unit_keys[u].end());
-  std::sort(next_keys.begin() + moving_moving, next_keys.end());
-  std::inplace_merge(next_keys.begin(), next_keys.begin() + moving_moving, next_keys.end());
+  resting_keys.clear();
+  for (std::size_t u = 0; u < units; ++u) resting_keys.insert(resting_keys.end(), unit_keys[u].begin(), unit_keys[u].end());
+  std::sort(resting_keys.begin(), resting_keys.end());
+  merge_in(next_keys, resting_keys);
 }
 
 void Broadphase::Impl::pair_in_one_grid() {
@@ -654,9 +661,7 @@ void Broadphase::Impl::pair_in_one_grid() {
     (j < moving.size() ? next_keys : resting_keys).push_back(pair_key(a, b));
   }
   std::sort(resting_keys.begin(), resting_keys.end());
-  const auto middle = static_cast<std::ptrdiff_t>(next_keys.size());
-  next_keys.insert(next_keys.end(), resting_keys.begin(), resting_keys.end());
-  std::inplace_merge(next_keys.begin(), next_keys.begin() + middle, next_keys.end());
+  merge_in(next_keys, resting_keys);
 }
 
 void Broadphase::Impl::report_changes() {
@@ -673,14 +678,10 @@ void Broadphase::Impl::report_changes() {
   }
   sort_unique(touched_before);
   sort_unique(touched_now);
-  const auto before_end = static_cast<std::ptrdiff_t>(touched_before.size());
-  touched_before.insert(touched_before.end(), moving_keys.begin(), moving_keys.end());
-  std::inplace_merge(touched_before.begin(), touched_before.begin() + before_end, touched_before.end());
-  const auto now_end = static_cast<std::ptrdiff_t>(touched_now.size());
-  touched_now.insert(touched_now.end(), next_keys.begin(), next_keys.end());
-  std::inplace_merge(touched_now.begin(), touched_now.begin() + now_end, touched_now.end());
-  // A pair can be both a candidate's and a moving key only in one of the two lists' halves:
-  // a candidate that left is a moving key now, or a moving key that joined is a candidate.
+  merge_in(touched_before, moving_keys);
+  merge_in(touched_now, next_keys);
+  // A candidate's members rest and a moving key has a moving member, so the halves share no pair;
+  // unique() keeps the lists sets should that ever change.
   touched_before.erase(std::unique(touched_before.begin(), touched_before.end()), touched_before.end());
   touched_now.erase(std::unique(touched_now.begin(), touched_now.end()), touched_now.end());
   sorted_differences(touched_now, touched_before, changes.began, changes.ended);
