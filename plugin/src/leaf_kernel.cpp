@@ -204,6 +204,27 @@ __attribute__((target("avx512f"))) void avx512_range(const Arrays& c, const Prob
   keys.commit(written);
 }
 
+// The probe against the entries after it in a cell sorted by min x: the same test, ending
+// after the first register holding an entry that starts after the probe ends (all later ones
+// do too), so no search for the end comes first.
+__attribute__((target("avx512f"))) void avx512_sweep(const Arrays& c, const Probe& probe, std::uint32_t begin,
+                                                      std::uint32_t end, KeyBuffer& keys) {
+  const Bounds16 bounds = broadcast_bounds(probe);
+  const __m512i id = _mm512_set1_epi32(static_cast<int>(probe.id));
+  std::uint64_t* out = keys.reserve_tail(end - begin + 16);
+  std::uint32_t written = 0;
+  for (std::uint32_t j = begin; j < end; j += 16) {
+    const std::uint32_t left = end - j;
+    const auto in_range = left >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << left) - 1);
+    const Bounds16 lanes = load_bounds(c, j);
+    const __mmask16 started = _mm512_mask_cmp_ps_mask(in_range, lanes.lo[0], bounds.hi[0], _CMP_LE_OQ);
+    __mmask16 m = overlapping(started, lanes, bounds);
+    if (m != 0) store_keys(out, written, owned(m, load_owners(c, j), probe.owner), id, _mm512_loadu_si512(c.id + j));
+    if (started != in_range) break;
+  }
+  keys.commit(written);
+}
+
 __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& arrays, std::span<const CellRange> cells, bool sorted,
                                                        KeyBuffer& keys) {
   // Locals, so that stores of keys cannot be thought to change the arrays' addresses.
@@ -214,7 +235,11 @@ __attribute__((target("avx512f"))) void avx512_kernel(const Arrays& arrays, std:
       continue;
     }
     for (std::uint32_t i = cell.begin; i + 1 < cell.end; ++i) {
-      avx512_range(c, Probe::entry(c, i), i + 1, c.candidates_end(i, cell.end, sorted), keys);
+      if (sorted) {
+        avx512_sweep(c, Probe::entry(c, i), i + 1, cell.end, keys);
+      } else {
+        avx512_range(c, Probe::entry(c, i), i + 1, cell.end, keys);
+      }
     }
   }
 }
@@ -291,14 +316,18 @@ Kernels kernels(Kernel wanted) noexcept {
 
 // Copies the entries of a cell sorted by min x (ties by position, so deterministic), padded.
 void sorted_copy(const EntryArrays& e, CellRange cell, SweepScratch& scratch) {
-  auto& order = scratch.order;
-  order.clear();
-  for (std::uint32_t i = cell.begin; i < cell.end; ++i) order.emplace_back(e.lo[0][i], i);
-  std::sort(order.begin(), order.end());
+  scratch.entries.resize(cell.size());
+  for (std::uint32_t i = 0; i < cell.size(); ++i) scratch.entries[i] = cell.begin + i;
+  scratch.min_x.sort(scratch.entries, [&](std::uint32_t i) { return e.lo[0][i]; }, scratch.order);
   EntryArrays& s = scratch.sorted;
   s.clear();
-  for (const auto& [min_x, i] : order) s.push(e.box(i), e.id[i], e.owner[i]);
-  s.pad(kKernelPadding);
+  const std::uint32_t at = s.grow(cell.size() + kKernelPadding);
+  const EntryWriter writer(s);
+  for (std::uint32_t k = 0; k < cell.size(); ++k) {
+    const std::uint32_t i = scratch.order[k];
+    writer.write(at + k, e.box(i), e.id[i], e.owner[i]);
+  }
+  for (std::uint32_t k = cell.size(); k < cell.size() + kKernelPadding; ++k) writer.write(at + k, Box{}, 0, 0);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "agrid/config.h"
 #include "entries.h"
 #include "key_buffer.h"
+#include "min_x_order.h"
 #include "pair_key.h"
 
 namespace agrid::detail {
@@ -27,11 +28,13 @@ struct CellRange {
 
 /// Scratch memory of the sort-and-sweep kernel, kept between calls.
 struct SweepScratch {
-  std::vector<std::pair<float, std::uint32_t>> order;  ///< (min x, entry) to sort.
-  EntryArrays sorted;                                  ///< The entries in sorted order, padded.
+  std::vector<std::uint32_t> entries;  ///< The cell's entries ...
+  std::vector<std::uint32_t> order;    ///< ... in order of min x ...
+  MinXOrder min_x;                     ///< ... as sorted by this.
+  EntryArrays sorted;                  ///< The entries in that order, padded.
 
   [[nodiscard]] std::size_t bytes_held() const noexcept {
-    return order.capacity() * sizeof(order[0]) + sorted.bytes_held();
+    return (entries.capacity() + order.capacity()) * sizeof(std::uint32_t) + min_x.bytes_held() + sorted.bytes_held();
   }
 };
 
