@@ -37,27 +37,51 @@ struct Packing {
   }
 };
 
-// LSD radix sort on the packed keys, the last pass writing the Pairs into `out`.
+/// Most passes a packed key of at most 64 bits needs.
+constexpr unsigned kMaxPasses = (64 + kMaxDigitBits - 1) / kMaxDigitBits;
+
+// LSD radix sort on the packed keys, the last pass writing the Pairs into `out`. One read of
+// the keys counts every pass's digits; a pass whose digit is the same in all keys moves
+// nothing and is skipped (the keys of a grid's cells share many high bits of `first`).
 void radix_sort(std::span<std::uint64_t> keys, UninitializedVector<std::uint64_t>& scratch, Packing packing,
                 std::span<Pair> out) {
   const auto [passes, digit_bits] = packing.digits();
   const std::uint64_t digit_mask = (std::uint64_t{1} << digit_bits) - 1;
-  if (scratch.size() < keys.size()) scratch.resize(keys.size());
+  const std::size_t buckets = std::size_t{1} << digit_bits;
+  const std::size_t n = keys.size();
+  // Counters per pass; 32-bit, since a frame holds fewer than 2^32 pair keys.
+  std::array<std::array<std::uint32_t, std::size_t{1} << kMaxDigitBits>, kMaxPasses> counts;
+  for (unsigned pass = 0; pass < passes; ++pass) std::fill_n(counts[pass].begin(), buckets, 0u);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t packed = packing.pack(keys[i]);
+    for (unsigned pass = 0; pass < passes; ++pass) ++counts[pass][(packed >> (pass * digit_bits)) & digit_mask];
+  }
+  // The passes that move keys; the last of them writes the Pairs.
+  bool moves[kMaxPasses] = {};
+  unsigned last_moving = passes;
+  for (unsigned pass = 0; pass < passes; ++pass) {
+    moves[pass] = n > 0 && counts[pass][(packing.pack(keys[0]) >> (pass * digit_bits)) & digit_mask] != n;
+    if (moves[pass]) last_moving = pass;
+  }
+  if (last_moving == passes) {  // already in order: every key has the same digits
+    for (std::size_t i = 0; i < n; ++i) out[i] = pair_of(keys[i]);
+    return;
+  }
+  if (scratch.size() < n) scratch.resize(n);
   std::uint64_t* from = keys.data();
   std::uint64_t* to = scratch.data();
-  std::array<std::size_t, std::size_t{1} << kMaxDigitBits> offsets{};
-  for (unsigned pass = 0; pass < passes; ++pass) {
+  for (unsigned pass = 0; pass <= last_moving; ++pass) {
+    if (!moves[pass]) continue;
     const unsigned shift = pass * digit_bits;
+    std::uint32_t* offsets = counts[pass].data();
+    std::uint32_t sum = 0;
+    for (std::size_t d = 0; d < buckets; ++d) sum += std::exchange(offsets[d], sum);
     const auto digit = [&](std::uint64_t key) { return (packing.pack(key) >> shift) & digit_mask; };
-    std::fill_n(offsets.begin(), digit_mask + 1, std::size_t{0});
-    for (std::size_t i = 0; i < keys.size(); ++i) ++offsets[digit(from[i])];
-    std::size_t sum = 0;
-    for (std::uint64_t d = 0; d <= digit_mask; ++d) sum += std::exchange(offsets[d], sum);
-    if (pass + 1 < passes) {
-      for (std::size_t i = 0; i < keys.size(); ++i) to[offsets[digit(from[i])]++] = from[i];
+    if (pass < last_moving) {
+      for (std::size_t i = 0; i < n; ++i) to[offsets[digit(from[i])]++] = from[i];
       std::swap(from, to);
     } else {
-      for (std::size_t i = 0; i < keys.size(); ++i) out[offsets[digit(from[i])]++] = pair_of(from[i]);
+      for (std::size_t i = 0; i < n; ++i) out[offsets[digit(from[i])]++] = pair_of(from[i]);
     }
   }
 }
