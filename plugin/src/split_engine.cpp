@@ -345,6 +345,8 @@ void SplitEngine::make_chunks(std::uint32_t first, std::uint32_t end, std::uint3
     }
   }
   grow_to(chunk_counts_, chunks_.size() * std::size_t{buckets});
+  // A grid splits one cell a batch, so a batch's leaf children are one range (see add_child).
+  AGRID_ASSERT(finish_ == Finish::hand_out || end - first == 1);
   batch_first_ = first;
   bucket_words_ = (buckets + kBucketsPerWord - 1) / kBucketsPerWord;
   leaf_buckets_.assign(std::size_t{end - first} * bucket_words_, 0);
@@ -405,6 +407,8 @@ void SplitEngine::code_chunks(const Coding& coding, const Source& source) {
 
 template <class Coding, class Source>
 void SplitEngine::place_batch(const Coding& coding, const Source& source) {
+  staged_leaf_begin_ = leaf_.size();
+  staged_leaf_end_ = leaf_.size();
   for (std::uint32_t c = 0; c < chunks_.size();) {
     const std::uint32_t p = chunks_[c].pending;
     std::uint32_t end = c + 1;
@@ -514,6 +518,8 @@ std::uint32_t SplitEngine::add_child(const CellCoords& cell, std::uint32_t level
   if (child_is_finished(count, capacity_, level) && finish_ == Finish::leaf) {
     is_leaf = true;
     const std::uint32_t begin = leaf_.grow(count);
+    AGRID_ASSERT(begin == staged_leaf_end_);  // the batch's leaf children are one range
+    staged_leaf_end_ = begin + count;
     nodes_[child].leaf = {begin, begin + count};
     if (count >= 2) leaf_cells_.push_back({begin, begin + count});
     return begin;
@@ -559,6 +565,7 @@ void SplitEngine::finish_unsplit(const PendingNode& p, const Source& source) {
 template <class Coding, class Source>
 void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
   grow_to(next_entries_, next_count_);
+  grow_to(staged_leaf_entries_, staged_leaf_end_ - staged_leaf_begin_);
   for_each_chunk([&](std::size_t c) {
     const Chunk chunk = chunks_[c];
     std::uint32_t* __restrict at = chunk_counts_.data() + c * Coding::kBuckets;
@@ -566,7 +573,8 @@ void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
     WorkEntry* __restrict dst = next_entries_.data();
     const std::uint16_t* __restrict in = codes_.data();
     const std::uint32_t code_at = codes_begin_;
-    const EntryWriter leaf_writer(leaf_);
+    WorkEntry* __restrict staged = staged_leaf_entries_.data();
+    const std::uint32_t staged_begin = staged_leaf_begin_;
     const EntryWriter stay_writer(stay_);
     std::uint32_t stay_at = chunk.staying;
     for (std::uint32_t k = chunk.begin; k < chunk.end; ++k) {
@@ -585,13 +593,14 @@ void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
       // A copy's owner bits: those of the lowest child, less the axes on which this one is higher.
       const auto copy = [&](std::uint32_t bucket, std::uint32_t owner_bits) {
         const std::uint32_t to = at[bucket]++;
+        // Whole, not copied then patched: a store into a line just written stalls.
+        const WorkEntry entry{{r.lo[0], r.lo[1], r.lo[2]}, {r.hi[0], r.hi[1], r.hi[2]}, r.id, owner_bits};
         if ((leaf_bits[bucket / kBucketsPerWord] >> (bucket % kBucketsPerWord)) & 1u) {
-          AGRID_ASSERT(to < leaf_.size());
-          leaf_writer.write(to, r.box(), r.id, owner_bits);
+          AGRID_ASSERT(to >= staged_leaf_begin_ && to < staged_leaf_end_);
+          staged[to - staged_begin] = entry;
         } else {
-          // Whole, not copied then patched: a store into a line just written stalls.
           AGRID_ASSERT(to < next_count_);
-          dst[to] = WorkEntry{{r.lo[0], r.lo[1], r.lo[2]}, {r.hi[0], r.hi[1], r.hi[2]}, r.id, owner_bits};
+          dst[to] = entry;
         }
       };
       if (spread == 0) {
@@ -603,6 +612,16 @@ void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
       }
     }
   });
+  unstage_leaf_entries();
+}
+
+void SplitEngine::unstage_leaf_entries() noexcept {
+  const EntryWriter writer(leaf_);
+  const WorkEntry* staged = staged_leaf_entries_.data();
+  for (std::uint32_t i = staged_leaf_begin_; i < staged_leaf_end_; ++i) {
+    const WorkEntry& r = staged[i - staged_leaf_begin_];
+    writer.write(i, r.box(), r.id, r.owner);
+  }
 }
 
 std::size_t SplitEngine::bytes_held() const noexcept {
@@ -610,7 +629,7 @@ std::size_t SplitEngine::bytes_held() const noexcept {
          capacity_bytes(stay_lattice_) + capacity_bytes(finished_) + capacity_bytes(level_entries_) +
          capacity_bytes(next_entries_) + capacity_bytes(pending_) + capacity_bytes(next_pending_) +
          capacity_bytes(codes_) + capacity_bytes(chunks_) + capacity_bytes(chunk_counts_) +
-         capacity_bytes(totals_) + capacity_bytes(leaf_buckets_);
+         capacity_bytes(totals_) + capacity_bytes(leaf_buckets_) + capacity_bytes(staged_leaf_entries_);
 }
 
 }  // namespace agrid::detail

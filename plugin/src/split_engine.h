@@ -165,6 +165,8 @@ class SplitEngine {
   std::uint32_t add_child(const CellCoords& cell, std::uint32_t level, std::uint32_t count, bool& is_leaf);
   template <class Coding, class Source>
   void scatter_chunks(const Coding& coding, const Source& source);
+  /// Writes the leaf entries the last scatter staged into the leaf arrays, in one sequential pass.
+  void unstage_leaf_entries() noexcept;
   template <class Body>
   void for_each_chunk(Body&& body) const;
 
@@ -198,6 +200,12 @@ class SplitEngine {
   std::vector<std::uint64_t> leaf_buckets_;          ///< Per pending node of the batch: children that are leaves.
   std::uint32_t batch_first_ = 0;                    ///< The batch's first pending node.
   std::uint32_t bucket_words_ = 1;                   ///< Words of leaf_buckets_ per pending node.
+  // A scatter writes leaf entries as records, one stream a child, into this buffer, then copies
+  // them into the leaf arrays' eight streams in order: writing the eight streams of every child
+  // at once spilled the loop's pointers and cut every stream (measured).
+  UninitializedVector<WorkEntry> staged_leaf_entries_;  ///< Leaf entries [staged_leaf_begin_, staged_leaf_end_).
+  std::uint32_t staged_leaf_begin_ = 0;
+  std::uint32_t staged_leaf_end_ = 0;
 };
 
 }  // namespace agrid::detail
