@@ -1,6 +1,11 @@
 // Google Benchmark of agrid on the seed scenes: one-shot find_all_pairs, a warm Grid frame, a
 // warm Tree (tree of grids) frame, and box and segment queries against a built grid.
 //
+// BM_floor/<scene> times the least work any method that looks at every box and orders them must
+// do, on one thread and warm memory as the Grid frame: read all six floats of every box, write
+// one 64-bit key per box (its min corner quantised to 21 bits per axis over the scene's bounds),
+// and LSD radix sort those keys. BM_grid_frame over BM_floor is agrid's time as a multiple of it.
+//
 // Every benchmark runs inside a tbb::task_arena of a fixed number of threads (counter `threads`,
 // and the `threads:` argument of the multi-threaded ones, timed in wall-clock time); Grid and
 // queries run on one thread.
@@ -13,6 +18,9 @@
 #include <benchmark/benchmark.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -21,6 +29,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
@@ -133,6 +142,140 @@ void bm_frame(benchmark::State& state, const std::string& scene, int threads, do
   set_frame_counters(state, boxes.size(), pairs.size(), loop_ns, threads);
 }
 
+/// Bits per axis of a floor key, and the cells per axis they number.
+constexpr unsigned kAxisBits = 21;
+constexpr std::uint32_t kAxisCells = std::uint32_t{1} << kAxisBits;
+/// Bits of a floor key: the three axes concatenated, x highest.
+constexpr unsigned kKeyBits = 3 * kAxisBits;
+/// Widest radix digit (2^11 counters fit in L1 beside the data streams; 8- and 9-bit digits
+/// measured no faster on the 1M scenes and slower on the small ones), the passes it takes to
+/// cover kKeyBits, and the equal digit width of those passes.
+constexpr unsigned kMaxDigitBits = 11;
+constexpr unsigned kRadixPasses = (kKeyBits + kMaxDigitBits - 1) / kMaxDigitBits;
+constexpr unsigned kDigitBits = (kKeyBits + kRadixPasses - 1) / kRadixPasses;
+constexpr std::size_t kRadix = std::size_t{1} << kDigitBits;
+constexpr std::uint64_t kDigitMask = kRadix - 1;
+
+/// Maps a box's min corner to a 64-bit key: each coordinate quantised to kAxisBits over the
+/// bounds of the scene's min corners, the three concatenated.
+class MinCornerKey {
+ public:
+  explicit MinCornerKey(const std::vector<agrid::Box>& boxes) {
+    agrid::Vec3 hi = boxes.empty() ? agrid::Vec3{} : boxes.front().min;
+    lo_ = hi;
+    for (const agrid::Box& box : boxes) {
+      lo_ = {std::min(lo_.x, box.min.x), std::min(lo_.y, box.min.y), std::min(lo_.z, box.min.z)};
+      hi = {std::max(hi.x, box.min.x), std::max(hi.y, box.min.y), std::max(hi.z, box.min.z)};
+    }
+    scale_ = {axis_scale(hi.x - lo_.x), axis_scale(hi.y - lo_.y), axis_scale(hi.z - lo_.z)};
+  }
+
+  [[nodiscard]] std::uint64_t operator()(const agrid::Vec3& min) const noexcept {
+    return std::uint64_t{cell(min.x - lo_.x, scale_.x)} << (2 * kAxisBits) |
+           std::uint64_t{cell(min.y - lo_.y, scale_.y)} << kAxisBits | cell(min.z - lo_.z, scale_.z);
+  }
+
+ private:
+  /// Cells per unit along an axis of this extent, rounded down until the far end's cell is
+  /// below kAxisCells, so that the timed loop needs no clamp (rounding is monotone). Zero for a
+  /// flat or non-finite extent.
+  [[nodiscard]] static float axis_scale(float extent) noexcept {
+    if (!(extent > 0.0f) || !std::isfinite(extent)) return 0.0f;
+    float scale = static_cast<float>(kAxisCells) / extent;
+    while (!(extent * scale < static_cast<float>(kAxisCells))) scale = std::nextafter(scale, 0.0f);
+    return scale;
+  }
+  [[nodiscard]] static std::uint32_t cell(float offset, float scale) noexcept {
+    return static_cast<std::uint32_t>(offset * scale);
+  }
+
+  agrid::Vec3 lo_;     ///< Least min corner per axis.
+  agrid::Vec3 scale_;  ///< Cells per unit per axis.
+};
+
+/// LSD radix sort of 64-bit keys below 2^kKeyBits: one pass counts every digit's histogram,
+/// then one scatter per digit, skipping a digit all keys share. Its buffers are kept between
+/// calls.
+class KeyRadixSort {
+ public:
+  /// Sorts `keys` (at most `capacity` of them), swapping its storage with the scratch buffer's
+  /// as passes run.
+  explicit KeyRadixSort(std::size_t capacity) : scratch_(capacity) {}
+
+  void sort(std::vector<std::uint64_t>& keys) {
+    const std::size_t n = keys.size();
+    if (n < 2) return;
+    if (n > std::numeric_limits<std::uint32_t>::max()) {
+      std::fprintf(stderr, "agrid-bench: KeyRadixSort counts in 32 bits, and was given %zu keys\n", n);
+      std::abort();
+    }
+    scratch_.resize(n);
+    for (auto& count : counts_) count.fill(0);
+    for (const std::uint64_t key : keys) {
+      for (unsigned pass = 0; pass < kRadixPasses; ++pass) ++counts_[pass][digit(key, pass)];
+    }
+    for (unsigned pass = 0; pass < kRadixPasses; ++pass) {
+      auto& offsets = counts_[pass];
+      if (offsets[digit(keys.front(), pass)] == n) continue;
+      std::uint32_t sum = 0;
+      for (std::uint32_t& offset : offsets) sum += std::exchange(offset, sum);
+      for (const std::uint64_t key : keys) scratch_[offsets[digit(key, pass)]++] = key;
+      keys.swap(scratch_);
+    }
+  }
+
+ private:
+  [[nodiscard]] static std::size_t digit(std::uint64_t key, unsigned pass) noexcept {
+    return static_cast<std::size_t>((key >> (pass * kDigitBits)) & kDigitMask);
+  }
+
+  std::vector<std::uint64_t> scratch_;                          ///< The other buffer of each pass.
+  std::array<std::array<std::uint32_t, kRadix>, kRadixPasses> counts_{};  ///< Per digit: counts, then offsets.
+};
+
+/// The floor of a frame: the least any method that looks at every box and orders them must
+/// do. It reads all six floats of every box (the max corners folded into a kept checksum so
+/// that the compiler cannot skip them), writes one key per box and radix sorts the keys: no
+/// method can find the pairs without reading every box, and ordering them (by cell, tree or
+/// sweep axis) costs at least a linear sort of one 8-byte value per box.
+void bm_floor(benchmark::State& state, const std::string& scene) {
+  const auto& boxes = scene_boxes(scene);
+  const MinCornerKey key_of(boxes);
+  std::vector<std::uint64_t> keys(boxes.size());
+  KeyRadixSort sorter(boxes.size());
+  const auto fill_keys = [&] {
+    std::uint32_t max_bits = 0;
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      const agrid::Box& box = boxes[i];
+      keys[i] = key_of(box.min);
+      max_bits ^= std::bit_cast<std::uint32_t>(box.max.x) ^ std::bit_cast<std::uint32_t>(box.max.y) ^
+                  std::bit_cast<std::uint32_t>(box.max.z);
+    }
+    benchmark::DoNotOptimize(max_bits);
+  };
+  // One untimed frame first, checked against std::sort, and warming memory as the Grid frame.
+  fill_keys();
+  std::vector<std::uint64_t> expected = keys;
+  std::sort(expected.begin(), expected.end());
+  sorter.sort(keys);
+  if (keys != expected) {
+    std::fprintf(stderr, "agrid-bench: BM_floor/%s: the radix sort's output is not the sorted keys\n", scene.c_str());
+    std::abort();
+  }
+  double loop_ns = 0;
+  in_arena([&] {
+    const LoopTimer timer;
+    for (auto _ : state) {
+      fill_keys();
+      sorter.sort(keys);
+      benchmark::DoNotOptimize(keys.data());
+      benchmark::ClobberMemory();
+    }
+    loop_ns = timer.elapsed_ns();
+  });
+  set_frame_counters(state, boxes.size(), 0, loop_ns);
+}
+
 /// Each iteration queries the grid with one of its own boxes, cycling through all of them.
 void bm_grid_query_box(benchmark::State& state) {
   const auto& boxes = scene_boxes(kBoxQueryScene);
@@ -228,6 +371,12 @@ int main(int argc, char** argv) {
     const std::string scene(view);
     benchmark::RegisterBenchmark(("BM_grid_frame/" + scene).c_str(),
                                  [scene](benchmark::State& state) { bm_frame<agrid::Grid>(state, scene, kThreads); })
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (const std::string_view view : agrid::scenes::benchmark_scene_names()) {
+    const std::string scene(view);
+    benchmark::RegisterBenchmark(("BM_floor/" + scene).c_str(),
+                                 [scene](benchmark::State& state) { bm_floor(state, scene); })
         ->Unit(benchmark::kMillisecond);
   }
   for (const std::string_view view : agrid::scenes::benchmark_scene_names()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "lattice.h"
@@ -16,6 +17,13 @@ constexpr std::uint32_t kLatticeSamples = 1024;
 /// Sampled boxes larger than this many typical boxes do not pull the root's bounds: a static
 /// plane or a terrain must not stretch the cells of everything else.
 constexpr float kOutlierExtentFactor = 1024.0f;
+/// The root's bounds on each axis come from the sample's centres between the 1/kTrimDivisor
+/// and 1 - 1/kTrimDivisor quantiles, widened by kFenceFactor times their spread: a few far boxes
+/// (under 1/kTrimDivisor of the sample, like the article scenes' three teapots) are left out
+/// even when the sample holds every box, while a uniform or clustered scene keeps all its
+/// centres (its tails lie well within the fence).
+constexpr std::uint32_t kTrimDivisor = 128;
+constexpr double kFenceFactor = 0.5;
 /// Smallest root size, so that the lattice scale stays a finite float.
 constexpr double kMinRootSize = 1e-30;
 /// Multiplier that spreads the sample over the input without aliasing with regular layouts
@@ -39,6 +47,26 @@ std::uint32_t sample_boxes(std::span<const Box> boxes, std::array<std::uint32_t,
   return count;
 }
 
+// The value of rank `rank` (0: the first) of values[0, count) in the order `before`, for a
+// small rank below count: one pass keeping the rank + 1 first in a short sorted buffer.
+template <class Before>
+float nth_smallest(const float* values, std::uint32_t count, std::uint32_t rank, Before before) {
+  constexpr std::uint32_t kMaxRank = kLatticeSamples / kTrimDivisor;
+  std::array<float, kMaxRank + 1> first{};
+  std::copy(values, values + rank + 1, first.begin());
+  std::sort(first.begin(), first.begin() + rank + 1, before);
+  float last = first[rank];  // a local: the loop keeps it in a register
+  for (std::uint32_t k = rank + 1; k < count; ++k) {
+    const float v = values[k];
+    if (!before(v, last)) continue;
+    std::uint32_t i = rank;
+    for (; i > 0 && before(v, first[i - 1]); --i) first[i] = first[i - 1];
+    first[i] = v;
+    last = first[rank];
+  }
+  return last;
+}
+
 }  // namespace
 
 // Boxes outside the root are clamped into its border cells, which is always correct
@@ -57,9 +85,9 @@ Lattice fit_lattice(std::span<const Box> boxes) {
   const float typical = *middle;
   const float limit = typical * kOutlierExtentFactor;
 
-  float lo[3] = {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity(),
-                 std::numeric_limits<float>::infinity()};
-  float hi[3] = {-lo[0], -lo[1], -lo[2]};
+  // Centres of the sampled boxes of ordinary size, axis by axis.
+  std::array<std::array<float, kLatticeSamples>, 3> centres;
+  std::uint32_t kept = 0;
   for (std::uint32_t k = 0; k < count; ++k) {
     const Box& b = boxes[sample[k]];
     if (!(largest_extent(b) <= limit)) continue;
@@ -67,12 +95,35 @@ Lattice fit_lattice(std::span<const Box> boxes) {
     const float c[3] = {b.min.x * 0.5f + b.max.x * 0.5f, b.min.y * 0.5f + b.max.y * 0.5f,
                         b.min.z * 0.5f + b.max.z * 0.5f};
     if (!std::isfinite(c[0]) || !std::isfinite(c[1]) || !std::isfinite(c[2])) continue;
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = std::min(lo[a], c[a]);
-      hi[a] = std::max(hi[a], c[a]);
-    }
+    for (int a = 0; a < 3; ++a) centres[a][kept] = c[a];
+    ++kept;
   }
-  if (!(lo[0] <= hi[0])) return lattice;  // no sampled box of ordinary size
+  if (kept == 0) return lattice;  // no sampled box of ordinary size
+
+  float lo[3];
+  float hi[3];
+  const std::uint32_t trim = kept / kTrimDivisor;  // at most kLatticeSamples / kTrimDivisor
+  for (int a = 0; a < 3; ++a) {
+    const float* const c = centres[a].data();
+    double fence_lo = -std::numeric_limits<double>::infinity();
+    double fence_hi = std::numeric_limits<double>::infinity();
+    if (trim > 0) {
+      const double q_lo = nth_smallest(c, kept, trim, std::less<>{});
+      const double q_hi = nth_smallest(c, kept, trim, std::greater<>{});
+      fence_lo = q_lo - kFenceFactor * (q_hi - q_lo);
+      fence_hi = q_hi + kFenceFactor * (q_hi - q_lo);
+    }
+    // Locals, not lo[a] and hi[a]: the loop then keeps them in registers.
+    float low = std::numeric_limits<float>::infinity();
+    float high = -std::numeric_limits<float>::infinity();
+    for (std::uint32_t k = 0; k < kept; ++k) {
+      const bool inside = c[k] >= fence_lo && c[k] <= fence_hi;  // the quantiles are: low <= high
+      low = std::min(low, inside ? c[k] : low);
+      high = std::max(high, inside ? c[k] : high);
+    }
+    lo[a] = low;
+    hi[a] = high;
+  }
   double size = 0.0;
   for (int a = 0; a < 3; ++a) {
     // Half a typical box of margin, so that the sample's extreme boxes are not clamped.

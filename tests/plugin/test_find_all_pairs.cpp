@@ -23,6 +23,7 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -339,9 +340,11 @@ TEST(FindAllPairsWorkspace, MemoryOfABigCallIsFreedAfterASeriesOfSmallOnes) {
 // too many, the build falls back midway to splitting one level at a time. Same pairs throughout.
 TEST(FindAllPairs, TwoLevelRootSplitAndItsFallback) {
   // Boxes of one small size: the two-level split is taken for them.
-  const std::vector<Box> boxes = scenes::make_scene("article-20k-dense", 0.2, 21).boxes;
+  const std::vector<Box> boxes = scenes::make_scene("article-20k-sparse", 0.2, 21).boxes;
   ASSERT_GT(boxes.size(), 64u * Config{}.leaf_capacity);
-  const Box bounds = finite_bounds(boxes);
+  // The scene is the cube: the article's three far teapots, last, are clamped into the root's
+  // border cells and do not size it.
+  const Box bounds = finite_bounds(std::span<const Box>(boxes).first(boxes.size() - 3));
   const auto check = [](const std::vector<Box>& scene, const char* what) {
     Grid grid;
     grid.build(scene);
@@ -370,6 +373,42 @@ TEST(FindAllPairs, TwoLevelRootSplitAndItsFallback) {
     b.max = {b.min.x + quarter.x, b.min.y + quarter.y, b.min.z + quarter.z};
   }
   EXPECT_EQ(check(many_large, "many large boxes").oversize_boxes, 0u);  // two root children wide at most
+}
+
+// Few boxes, so that fit_lattice samples them all, a few of them far away: the far ones do not
+// size the root (the others would all fall into one of its cells) but are clamped into its
+// border cells, where they still pair exactly with each other and with the rest.
+TEST(FindAllPairs, FarOutliersAreClampedNotSizingTheRoot) {
+  constexpr float kScene = 40.0f;
+  constexpr float kFar = 9000.0f;
+  Rng rng(17);
+  std::vector<Box> boxes;
+  for (int i = 0; i < 1000; ++i) {
+    const Vec3 c{rng.uniform(0.0f, kScene), rng.uniform(0.0f, kScene), rng.uniform(0.0f, kScene)};
+    boxes.push_back(cube(c.x - 1, c.y - 1, c.z - 1, c.x + 1, c.y + 1, c.z + 1));
+  }
+  // Three overlapping boxes far out on every axis, like the article scenes' teapots.
+  for (int k = 0; k < 3; ++k) {
+    const float c = kFar + static_cast<float>(k);
+    boxes.push_back(cube(c - 2, c - 2, c - 2, c + 2, c + 2, c + 2));
+  }
+  // One far below on x alone, one far out on y alone overlapping a box at the scene's edge
+  // after clamping but not in space, and one rod from the scene to the far ones.
+  boxes.push_back(cube(-kFar, 10, 10, -kFar + 2, 12, 12));
+  boxes.push_back(cube(20, kFar, 20, 22, kFar + 2, 22));
+  boxes.push_back(cube(kScene / 2, kScene / 2, kScene / 2, kFar, kFar, kFar));
+  const std::vector<Pair> expected = oracle::pairs(boxes);
+  expect_all_pair_paths_match(boxes, expected);
+
+  Grid grid;
+  grid.build(boxes);
+  float root_size = 0.0f;
+  grid.for_each_cell([&](const GridCell& c) {
+    root_size = c.bounds.max.x - c.bounds.min.x;
+    return false;  // the root comes first
+  });
+  EXPECT_LT(root_size, 2 * kScene);
+  EXPECT_GE(grid.stats().depth, 1u);
 }
 
 }  // namespace
