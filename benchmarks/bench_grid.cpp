@@ -65,6 +65,12 @@ const std::vector<agrid::Box>& scene_boxes(std::string_view name, double scale =
   return it->second.boxes;
 }
 
+/// The scale benchmark: this scene at this many times its boxes (the same density), timed over
+/// this many frames (each takes about a second).
+constexpr std::string_view kScaleScene = "uniform-1M";
+constexpr double kScaleFactor = 10.0;
+constexpr int kScaleIterations = 3;
+
 /// The scene and its scales (of its 20,004 boxes) that place Config::tree_min_boxes.
 constexpr std::string_view kThresholdScene = "article-20k-dense";
 constexpr double kThresholdScales[] = {0.125, 0.25, 0.5, 0.75, 1.0};
@@ -140,6 +146,9 @@ void bm_frame(benchmark::State& state, const std::string& scene, int threads, do
       },
       threads);
   set_frame_counters(state, boxes.size(), pairs.size(), loop_ns, threads);
+  // Memory the warm structure keeps between frames, per box (issue 25's memory target).
+  state.counters["bytes_per_box"] =
+      boxes.empty() ? 0.0 : static_cast<double>(structure.stats().bytes_held) / static_cast<double>(boxes.size());
 }
 
 /// Bits per axis of a floor key, and the cells per axis they number.
@@ -385,6 +394,16 @@ int main(int argc, char** argv) {
       bm_frame<agrid::Tree>(state, scene, static_cast<int>(state.range(0)));
     });
     b->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
+    for (const int threads : kThreadCounts) b->Arg(threads);
+  }
+  // Scale: uniform-1M's density at ten times the boxes, on the tree of grids (issue 25).
+  {
+    auto* b = benchmark::RegisterBenchmark(("BM_tree_frame/" + std::string(kScaleScene) + "/boxes:10M").c_str(),
+                                           [](benchmark::State& state) {
+                                             bm_frame<agrid::Tree>(state, std::string(kScaleScene),
+                                                                   static_cast<int>(state.range(0)), kScaleFactor);
+                                           });
+    b->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(kScaleIterations);
     for (const int threads : kThreadCounts) b->Arg(threads);
   }
   // Where the tree of grids on two threads starts to beat one grid on one: find_all_pairs's
