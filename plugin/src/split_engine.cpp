@@ -565,7 +565,11 @@ void SplitEngine::finish_unsplit(const PendingNode& p, const Source& source) {
 template <class Coding, class Source>
 void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
   grow_to(next_entries_, next_count_);
-  grow_to(staged_leaf_entries_, staged_leaf_end_ - staged_leaf_begin_);
+  // A cell's 64 children stage their leaf entries (a buffer in L1 or L2); the root's 4,096
+  // grandchildren, when they are leaves, hold a whole small scene: staged, it would be one more
+  // pass over memory, so they are written straight.
+  constexpr bool kStage = !Coding::kTwoLevels;
+  if constexpr (kStage) grow_to(staged_leaf_entries_, staged_leaf_end_ - staged_leaf_begin_);
   for_each_chunk([&](std::size_t c) {
     const Chunk chunk = chunks_[c];
     std::uint32_t* __restrict at = chunk_counts_.data() + c * Coding::kBuckets;
@@ -575,6 +579,7 @@ void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
     const std::uint32_t code_at = codes_begin_;
     WorkEntry* __restrict staged = staged_leaf_entries_.data();
     const std::uint32_t staged_begin = staged_leaf_begin_;
+    const EntryWriter leaf_writer(leaf_);
     const EntryWriter stay_writer(stay_);
     std::uint32_t stay_at = chunk.staying;
     for (std::uint32_t k = chunk.begin; k < chunk.end; ++k) {
@@ -597,7 +602,11 @@ void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
         const WorkEntry entry{{r.lo[0], r.lo[1], r.lo[2]}, {r.hi[0], r.hi[1], r.hi[2]}, r.id, owner_bits};
         if ((leaf_bits[bucket / kBucketsPerWord] >> (bucket % kBucketsPerWord)) & 1u) {
           AGRID_ASSERT(to >= staged_leaf_begin_ && to < staged_leaf_end_);
-          staged[to - staged_begin] = entry;
+          if constexpr (kStage) {
+            staged[to - staged_begin] = entry;
+          } else {
+            leaf_writer.write(to, entry.box(), entry.id, entry.owner);
+          }
         } else {
           AGRID_ASSERT(to < next_count_);
           dst[to] = entry;
@@ -612,7 +621,7 @@ void SplitEngine::scatter_chunks(const Coding& coding, const Source& source) {
       }
     }
   });
-  unstage_leaf_entries();
+  if constexpr (kStage) unstage_leaf_entries();
 }
 
 void SplitEngine::unstage_leaf_entries() noexcept {
