@@ -65,11 +65,22 @@ const std::vector<agrid::Box>& scene_boxes(std::string_view name, double scale =
   return it->second.boxes;
 }
 
-/// The scale benchmark: this scene at this many times its boxes (the same density), timed over
-/// this many frames (each takes about a second).
-constexpr std::string_view kScaleScene = "uniform-1M";
-constexpr double kScaleFactor = 10.0;
+/// The scale benchmark: uniform-1M's boxes and density at this many boxes (the scene library
+/// scales down only), timed over this many frames (each takes about a second).
+constexpr std::uint32_t kScaleBoxes = 10'000'000;
+constexpr float kUniformSide = 1000.0f;        ///< uniform-1M's cube, for its 1,000,000 boxes
+constexpr std::uint32_t kUniformBoxes = 1'000'000;
+constexpr std::uint64_t kScaleSeed = 1;
 constexpr int kScaleIterations = 3;
+
+/// kScaleBoxes boxes of the article's size in a cube holding them at uniform-1M's density.
+const std::vector<agrid::Box>& scale_boxes() {
+  static const std::vector<agrid::Box> boxes = [] {
+    const float side = kUniformSide * std::cbrt(static_cast<float>(kScaleBoxes) / static_cast<float>(kUniformBoxes));
+    return agrid::scenes::article(kScaleBoxes, {side, side, side}, kScaleSeed);
+  }();
+  return boxes;
+}
 
 /// The scene and its scales (of its 20,004 boxes) that place Config::tree_min_boxes.
 constexpr std::string_view kThresholdScene = "article-20k-dense";
@@ -125,8 +136,7 @@ void bm_find_all_pairs(benchmark::State& state, const std::vector<agrid::Box>& b
 
 /// A warm frame of a reusable object: build, then find all pairs.
 template <class Structure>
-void bm_frame(benchmark::State& state, const std::string& scene, int threads, double scale = 1.0) {
-  const auto& boxes = scene_boxes(scene, scale);
+void bm_frame_on(benchmark::State& state, const std::vector<agrid::Box>& boxes, int threads) {
   Structure structure;
   std::vector<agrid::Pair> pairs;
   double loop_ns = 0;
@@ -149,6 +159,11 @@ void bm_frame(benchmark::State& state, const std::string& scene, int threads, do
   // Memory the warm structure keeps between frames, per box (issue 25's memory target).
   state.counters["bytes_per_box"] =
       boxes.empty() ? 0.0 : static_cast<double>(structure.stats().bytes_held) / static_cast<double>(boxes.size());
+}
+
+template <class Structure>
+void bm_frame(benchmark::State& state, const std::string& scene, int threads, double scale = 1.0) {
+  bm_frame_on<Structure>(state, scene_boxes(scene, scale), threads);
 }
 
 /// Bits per axis of a floor key, and the cells per axis they number.
@@ -398,11 +413,9 @@ int main(int argc, char** argv) {
   }
   // Scale: uniform-1M's density at ten times the boxes, on the tree of grids (issue 25).
   {
-    auto* b = benchmark::RegisterBenchmark(("BM_tree_frame/" + std::string(kScaleScene) + "/boxes:10M").c_str(),
-                                           [](benchmark::State& state) {
-                                             bm_frame<agrid::Tree>(state, std::string(kScaleScene),
-                                                                   static_cast<int>(state.range(0)), kScaleFactor);
-                                           });
+    auto* b = benchmark::RegisterBenchmark("BM_tree_frame/uniform-1M/boxes:10M", [](benchmark::State& state) {
+      bm_frame_on<agrid::Tree>(state, scale_boxes(), static_cast<int>(state.range(0)));
+    });
     b->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(kScaleIterations);
     for (const int threads : kThreadCounts) b->Arg(threads);
   }
