@@ -14,7 +14,9 @@ void invariant_broken(const char* what, const char* file, int line) noexcept {
 }
 
 CellsView view_of(const SplitEngine& engine) {
-  return {engine.lattice(), engine.nodes(), engine.leaf_entries(), engine.leaf_cells(), engine.stay_entries(), engine.stay_lattice()};
+  return {engine.lattice(),      engine.nodes(),        engine.leaf_entries(),
+          engine.leaf_cells(),   engine.stay_entries(), engine.stay_lattice(),
+          engine.config().sweep_threshold};
 }
 
 namespace {
@@ -91,6 +93,10 @@ const char* broken_cell_invariant(const CellsView& cells, std::uint32_t id_limit
     if (problem != nullptr) return problem;
     if (!hold(stay_held, node.stay)) return "two nodes' staying ranges overlap";
     if (!hold(leaf_held, node.leaf)) return "two leaves' ranges overlap";
+    if (node.leaf.size() > cells.sweep_threshold &&
+        !std::is_sorted(cells.leaf.lo[0].data() + node.leaf.begin, cells.leaf.lo[0].data() + node.leaf.end)) {
+      return "a leaf to sweep is not in order of min x";
+    }
     cells_of_two += node.leaf.size() >= 2;
   }
   const auto all_held = [](const std::vector<std::uint8_t>& held) {

@@ -21,6 +21,7 @@ struct CellsView {
   std::span<const CellRange> leaf_cells;
   const EntryArrays& stay;
   std::span<const LatticeBox> stay_lattice;
+  std::uint32_t sweep_threshold;  ///< Leaves of more entries are in order of min x.
 };
 
 /// The cells of `engine` (built and padded).
@@ -31,6 +32,7 @@ struct CellsView {
 /// - children come after their parent, one level down, at the cells their index says;
 /// - leaves own disjoint slices that together are all leaf entries, and leaf_cells lists
 ///   exactly the leaves of two entries or more;
+/// - a leaf of more than sweep_threshold entries is in order of min x (the sweep needs it);
 /// - every entry is a valid box with an id below `id_limit`, overlapping its node's cell, with
 ///   owner bit a set iff its min corner lies in the cell on axis a (a staying entry: its
 ///   lattice box is its box's).

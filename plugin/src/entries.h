@@ -102,6 +102,18 @@ class EntryWriter {
         id_(e.id.data()),
         owner_(e.owner.data()) {}
 
+  /// Entry i: a record's bounds, id and owner bits, read straight from it.
+  void write(std::uint32_t i, const WorkEntry& r) const noexcept {
+    lo_[0][i] = r.lo[0];
+    lo_[1][i] = r.lo[1];
+    lo_[2][i] = r.lo[2];
+    hi_[0][i] = r.hi[0];
+    hi_[1][i] = r.hi[1];
+    hi_[2][i] = r.hi[2];
+    id_[i] = r.id;
+    owner_[i] = static_cast<std::uint8_t>(r.owner);
+  }
+
   /// Entry i: bounds, id and owner bits.
   void write(std::uint32_t i, const Box& b, std::uint32_t id, std::uint32_t owner) const noexcept {
     lo_[0][i] = b.min.x;

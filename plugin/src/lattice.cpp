@@ -83,6 +83,7 @@ Lattice fit_lattice(std::span<const Box> boxes) {
   auto middle = extents.begin() + count / 2;
   std::nth_element(extents.begin(), middle, extents.begin() + count);
   const float typical = *middle;
+  lattice.typical_extent = std::isfinite(typical) ? typical : 0.0f;
   const float limit = typical * kOutlierExtentFactor;
 
   // Centres of the sampled boxes of ordinary size, axis by axis.

@@ -35,6 +35,9 @@ struct Lattice {
   float origin[3] = {0.0f, 0.0f, 0.0f};
   float scale = 1.0f;          ///< Steps per world unit; finite and > 0.
   double cell_size_root = 1.0; ///< World size of the root cell (kLatticeSteps / scale).
+  /// The median largest extent of the sampled boxes (0 if none): how wide a typical box is,
+  /// which tells the split engine how many entries a sweep tests per box.
+  float typical_extent = 0.0f;
 
   [[nodiscard]] std::uint32_t quantize(float x, int axis) const noexcept {
     float t = (x - origin[axis]) * scale;  // never NaN: x is not NaN and origin, scale finite

@@ -204,23 +204,41 @@ __attribute__((target("avx512f"))) void avx512_range(const Arrays& c, const Prob
   keys.commit(written);
 }
 
-// The probe against the entries after it in a cell sorted by min x: the same test, ending
-// after the first register holding an entry that starts after the probe ends (all later ones
-// do too), so no search for the end comes first.
+// The probe against the entries after it in a cell sorted by min x: they start at or after the
+// probe, so on x only their start is tested. Two registers at a time, the loop going on only if
+// all 32 entries start before the probe ends: a sweep leaf is made for windows of about that
+// size (split_engine.cpp), so the loop's end is predicted, where ending after one register
+// mispredicted about every other probe.
+AGRID_AVX512_INLINE __mmask16 swept_register(const Arrays& c, const Bounds16& probe, std::uint32_t j, std::uint32_t end,
+                                             __mmask16& started) {
+  const std::uint32_t left = j < end ? end - j : 0;
+  const auto in_range = left >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << left) - 1);
+  const Bounds16 lanes = load_bounds(c, j);
+  started = _mm512_mask_cmp_ps_mask(in_range, lanes.lo[0], probe.hi[0], _CMP_LE_OQ);
+  __mmask16 m = started;
+  for (int a = 1; a < 3; ++a) {
+    m = _mm512_mask_cmp_ps_mask(m, lanes.lo[a], probe.hi[a], _CMP_LE_OQ);
+    m = _mm512_mask_cmp_ps_mask(m, probe.lo[a], lanes.hi[a], _CMP_LE_OQ);
+  }
+  return m;
+}
+
 __attribute__((target("avx512f"))) void avx512_sweep(const Arrays& c, const Probe& probe, std::uint32_t begin,
                                                       std::uint32_t end, KeyBuffer& keys) {
   const Bounds16 bounds = broadcast_bounds(probe);
   const __m512i id = _mm512_set1_epi32(static_cast<int>(probe.id));
-  std::uint64_t* out = keys.reserve_tail(end - begin + 16);
+  std::uint64_t* out = keys.reserve_tail(end - begin + 32);
   std::uint32_t written = 0;
-  for (std::uint32_t j = begin; j < end; j += 16) {
-    const std::uint32_t left = end - j;
-    const auto in_range = left >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << left) - 1);
-    const Bounds16 lanes = load_bounds(c, j);
-    const __mmask16 started = _mm512_mask_cmp_ps_mask(in_range, lanes.lo[0], bounds.hi[0], _CMP_LE_OQ);
-    __mmask16 m = overlapping(started, lanes, bounds);
-    if (m != 0) store_keys(out, written, owned(m, load_owners(c, j), probe.owner), id, _mm512_loadu_si512(c.id + j));
-    if (started != in_range) break;
+  for (std::uint32_t j = begin; j < end; j += 32) {
+    __mmask16 started_low = 0;
+    __mmask16 started_high = 0;
+    const __mmask16 low = swept_register(c, bounds, j, end, started_low);
+    const __mmask16 high = swept_register(c, bounds, j + 16, end, started_high);
+    if ((low | high) != 0) {
+      store_keys(out, written, owned(low, load_owners(c, j), probe.owner), id, _mm512_loadu_si512(c.id + j));
+      store_keys(out, written, owned(high, load_owners(c, j + 16), probe.owner), id, _mm512_loadu_si512(c.id + j + 16));
+    }
+    if (started_high != 0xffff) break;
   }
   keys.commit(written);
 }
@@ -333,7 +351,7 @@ void sorted_copy(const EntryArrays& e, CellRange cell, SweepScratch& scratch) {
 }  // namespace
 
 void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> cells, std::uint32_t sweep_threshold,
-                       Kernel wanted, SweepScratch& scratch, KeyBuffer& keys) {
+                       LargeCells large_cells, Kernel wanted, SweepScratch& scratch, KeyBuffer& keys) {
   const KernelFunction kernel = kernels(wanted).cells;
   const Arrays arrays(entries);
   // Runs of small cells go to the kernel in one call; a large cell is sorted and swept.
@@ -344,6 +362,10 @@ void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> ce
     kernel(arrays, cells.subspan(run_begin, k - run_begin), false, keys);
     run_begin = k + 1;
     if (!large) continue;
+    if (large_cells == LargeCells::sorted) {
+      kernel(arrays, cells.subspan(k, 1), true, keys);
+      continue;
+    }
     sorted_copy(entries, cells[k], scratch);
     const CellRange whole{0, cells[k].size()};
     kernel(Arrays(scratch.sorted), std::span<const CellRange>(&whole, 1), true, keys);

@@ -14,9 +14,9 @@
 
 namespace agrid::detail {
 
-/// Entries a kernel may read past the last one of a cell (whole vector registers); every
-/// EntryArrays handed to a kernel ends with this many padding entries.
-inline constexpr std::uint32_t kKernelPadding = 16;
+/// Entries a kernel may read past the last one of a cell (the sweep reads two vector registers
+/// of 16 at a time); every EntryArrays handed to a kernel ends with this many padding entries.
+inline constexpr std::uint32_t kKernelPadding = 32;
 
 /// A cell's entries: [begin, end) of an EntryArrays.
 struct CellRange {
@@ -38,11 +38,15 @@ struct SweepScratch {
   }
 };
 
+/// Whether the cells of more than sweep_threshold entries are already in order of min x (the
+/// leaves of a build are) or must be sorted first (the staying entries of a node).
+enum class LargeCells : std::uint8_t { sorted, unsorted };
+
 /// Appends the key of every pair of entries within each cell that overlap and that the cell
 /// owns. Cells up to `sweep_threshold` entries are tested all against all, larger ones by
 /// sort-and-sweep. `entries` must end with kKernelPadding padding entries.
 void append_cell_pairs(const EntryArrays& entries, std::span<const CellRange> cells, std::uint32_t sweep_threshold,
-                       Kernel kernel, SweepScratch& scratch, KeyBuffer& keys);
+                       LargeCells large_cells, Kernel kernel, SweepScratch& scratch, KeyBuffer& keys);
 
 /// Appends the key of (box_id, e) for every entry e of `range` that overlaps `box` and whose
 /// pair with a box of owner bits `box_owner` the holding cell owns. `entries` must end with

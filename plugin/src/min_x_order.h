@@ -22,15 +22,26 @@ class MinXOrder {
   /// Replaces `order` with `indices` sorted by `min_x(index)`; ties keep their order in `indices`.
   template <class MinX>
   void sort(const std::vector<std::uint32_t>& indices, MinX&& min_x, std::vector<std::uint32_t>& order) {
-    const auto n = static_cast<std::uint32_t>(indices.size());
-    order.resize(n);
-    if (n == 0) return;
+    if (indices.empty()) {
+      order.clear();
+      return;
+    }
     float low = min_x(indices[0]);
     float high = low;
     for (const std::uint32_t k : indices) {
       low = std::min(low, min_x(k));
       high = std::max(high, min_x(k));
     }
+    sort(indices, min_x, low, high, order);
+  }
+
+  /// The same, with the buckets spread over [low, high]: values outside go to the end buckets
+  /// (a cell's bounds, which most of its entries start in, save a pass over them).
+  template <class MinX>
+  void sort(const std::vector<std::uint32_t>& indices, MinX&& min_x, float low, float high,
+            std::vector<std::uint32_t>& order) {
+    const auto n = static_cast<std::uint32_t>(indices.size());
+    order.resize(n);
     // A NaN or infinite step (infinite bounds, one value) puts everything in bucket 0.
     const float step = static_cast<float>(kBuckets) / (high - low);
     buckets_.resize(n);

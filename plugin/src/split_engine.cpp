@@ -59,6 +59,21 @@ inline constexpr SpreadTable kSpread = make_spread_table();
   return count <= capacity || level >= kMaxDepth;
 }
 
+/// Most entries a leaf finished for the sweep may hold: the sweep sorts them, and a cell whose
+/// boxes all share one x (a stack) costs all against all.
+inline constexpr std::uint32_t kSweepLeafMaxEntries = 512;
+/// Whether a cell of `count` entries at `level` is cheaper swept than split (Config::sweep_window):
+/// the entries a box meets in the sweep are about count x (typical box width / cell width).
+/// Splitting would copy every box into the children it overlaps, write them out and test small
+/// leaves.
+[[nodiscard]] inline bool sweep_pays(const Config& config, const Lattice& lattice, std::uint32_t count,
+                                     std::uint32_t level) noexcept {
+  if (count > kSweepLeafMaxEntries || config.sweep_window <= 0.0f) return false;
+  const double cell_width = lattice.cell_size_root / static_cast<double>(std::uint64_t{1} << (2 * level));
+  return static_cast<double>(count) * static_cast<double>(lattice.typical_extent) <=
+         static_cast<double>(config.sweep_window) * cell_width;
+}
+
 // Where a split or a leaf reads its entries: the records of a level ...
 struct RecordSource {
   const WorkEntry* records;
@@ -277,12 +292,16 @@ std::uint32_t SplitEngine::split_subtree_root(std::span<const WorkEntry> records
   depth_ = std::max(depth_, level);
   pending_.assign(1, PendingNode{root, 0, count});
   const RecordSource source{records.data()};
-  if (child_is_finished(count, capacity_, level)) {
+  if (finishes(count, level)) {
     finish_unsplit(pending_[0], source);
   } else {
     split_batch(OneLevel{config_.big_span}, source, 0, 1);
   }
   return root;
+}
+
+bool SplitEngine::finishes(std::uint32_t count, std::uint32_t level) const noexcept {
+  return child_is_finished(count, capacity_, level) || (finish_ == Finish::leaf && sweep_pays(config_, lattice_, count, level));
 }
 
 void SplitEngine::split_level() {
@@ -293,8 +312,16 @@ void SplitEngine::split_level() {
     split_batch(coding, source, 0, count);
     return;
   }
-  // One cell at a time: its entries are still in cache from coding when they are scattered.
-  for (std::uint32_t p = 0; p < count; ++p) split_batch(coding, source, p, p + 1);
+  // One cell at a time: its entries are still in cache from coding when they are scattered. A
+  // finished cell here is a leaf to sweep (see add_child).
+  for (std::uint32_t p = 0; p < count; ++p) {
+    const PendingNode& node = pending_[p];
+    if (finishes(node.end - node.begin, nodes_[node.node].level)) {
+      finish_unsplit(node, source);
+    } else {
+      split_batch(coding, source, p, p + 1);
+    }
+  }
 }
 
 void SplitEngine::advance() noexcept {
@@ -443,8 +470,8 @@ void SplitEngine::place_children(const Coding&, const Source& source, std::uint3
   AGRID_ASSERT(invalid <= node.end - node.begin && staying <= node.end - node.begin - invalid);
   const std::uint32_t entries = node.end - node.begin - invalid;
   // The two-level split was decided by the caller; a one-level split must pay.
-  if (!Coding::kTwoLevels &&
-      (entries <= capacity_ || !worth_splitting(config_, entries, staying, checked_entry_count(copies)))) {
+  if (!Coding::kTwoLevels && (finishes(entries, nodes_[node.node].level) ||
+                              !worth_splitting(config_, entries, staying, checked_entry_count(copies)))) {
     finish_unsplit(node, source);
     for (std::uint32_t c = first_chunk; c < end_chunk; ++c) chunks_[c].end = chunks_[c].begin;  // nothing to scatter
     return;
@@ -515,7 +542,11 @@ std::uint32_t SplitEngine::add_child(const CellCoords& cell, std::uint32_t level
   const auto child = static_cast<std::uint32_t>(nodes_.size());
   nodes_.push_back(Node{cell, level, 0, 0, {0, 0}, {0, 0}});
   depth_ = std::max(depth_, level);
-  if (child_is_finished(count, capacity_, level) && finish_ == Finish::leaf) {
+  // A leaf small enough for the all-against-all kernel is scattered straight into the leaf
+  // entries; a larger one goes through the next level's records, to be written in order of
+  // min x for the sweep (split_level finishes it).
+  const bool finished = finishes(count, level);
+  if (finished && finish_ == Finish::leaf && count <= config_.sweep_threshold) {
     is_leaf = true;
     const std::uint32_t begin = leaf_.grow(count);
     AGRID_ASSERT(begin == staged_leaf_end_);  // the batch's leaf children are one range
@@ -526,7 +557,7 @@ std::uint32_t SplitEngine::add_child(const CellCoords& cell, std::uint32_t level
   }
   const std::uint32_t begin = next_count_;
   next_count_ = checked_entry_count(std::uint64_t{next_count_} + count);
-  if (child_is_finished(count, capacity_, level)) {
+  if (finished && finish_ == Finish::hand_out) {
     finished_.push_back({child, CellSource::next_level, begin, count, count <= capacity_});
   } else {
     next_pending_.push_back({child, begin, next_count_});
@@ -543,7 +574,22 @@ void SplitEngine::finish_unsplit(const PendingNode& p, const Source& source) {
   }
   Node& node = nodes_[p.node];
   node.leaf.begin = leaf_.size();
-  if constexpr (std::is_same_v<Source, RecordSource>) {
+  if (p.end - p.begin > config_.sweep_threshold) {
+    // A leaf the kernel will sweep: written in order of min x.
+    present_.clear();
+    for (std::uint32_t k = p.begin; k < p.end; ++k) {
+      if (source.present(k)) present_.push_back(k);
+    }
+    // Buckets over the cell's x range: entries copied in from below it fall in the first.
+    const Node& cell = nodes_[p.node];
+    const double width = lattice_.cell_size_root / static_cast<double>(std::uint64_t{1} << (2 * cell.level));
+    const double low = lattice_.origin[0] + static_cast<double>(cell.cell[0]) * width;
+    min_x_order_.sort(present_, [&](std::uint32_t k) { return source.bounds(k)[0]; }, static_cast<float>(low),
+                      static_cast<float>(low + width), order_);
+    const std::uint32_t at = leaf_.grow(static_cast<std::uint32_t>(order_.size()));
+    const EntryWriter writer(leaf_);
+    for (std::uint32_t i = 0; i < order_.size(); ++i) writer.write(at + i, source.entry(order_[i]));
+  } else if constexpr (std::is_same_v<Source, RecordSource>) {
     // Records are all present: one slice, written straight.
     const std::uint32_t at = leaf_.grow(p.end - p.begin) - p.begin;
     const EntryWriter writer(leaf_);
@@ -628,8 +674,7 @@ void SplitEngine::unstage_leaf_entries() noexcept {
   const EntryWriter writer(leaf_);
   const WorkEntry* staged = staged_leaf_entries_.data();
   for (std::uint32_t i = staged_leaf_begin_; i < staged_leaf_end_; ++i) {
-    const WorkEntry& r = staged[i - staged_leaf_begin_];
-    writer.write(i, r.box(), r.id, r.owner);
+    writer.write(i, staged[i - staged_leaf_begin_]);
   }
 }
 
@@ -638,7 +683,8 @@ std::size_t SplitEngine::bytes_held() const noexcept {
          capacity_bytes(stay_lattice_) + capacity_bytes(finished_) + capacity_bytes(level_entries_) +
          capacity_bytes(next_entries_) + capacity_bytes(pending_) + capacity_bytes(next_pending_) +
          capacity_bytes(codes_) + capacity_bytes(chunks_) + capacity_bytes(chunk_counts_) +
-         capacity_bytes(totals_) + capacity_bytes(leaf_buckets_) + capacity_bytes(staged_leaf_entries_);
+         capacity_bytes(totals_) + capacity_bytes(leaf_buckets_) + capacity_bytes(staged_leaf_entries_) +
+         capacity_bytes(present_) + capacity_bytes(order_) + min_x_order_.bytes_held();
 }
 
 }  // namespace agrid::detail

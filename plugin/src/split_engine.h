@@ -13,6 +13,7 @@
 #include "child_code.h"
 #include "entries.h"
 #include "lattice.h"
+#include "min_x_order.h"
 #include "leaf_kernel.h"
 #include "uninitialized_vector.h"
 
@@ -126,6 +127,7 @@ class SplitEngine {
   void pad();
 
   [[nodiscard]] const Lattice& lattice() const noexcept { return lattice_; }
+  [[nodiscard]] const Config& config() const noexcept { return config_; }
   [[nodiscard]] const std::vector<Node>& nodes() const noexcept { return nodes_; }
   [[nodiscard]] const EntryArrays& leaf_entries() const noexcept { return leaf_; }
   /// Leaves holding two entries or more.
@@ -160,6 +162,9 @@ class SplitEngine {
   /// Finishes cell p unsplit: a leaf of its present entries, or a handed-out cell.
   template <class Source>
   void finish_unsplit(const PendingNode& p, const Source& source);
+  /// Whether a cell of `count` entries at `level` is finished rather than split: small enough,
+  /// at the deepest level, or (for the grid) cheaper to sweep than to split.
+  [[nodiscard]] bool finishes(std::uint32_t count, std::uint32_t level) const noexcept;
   /// Adds a child of `count` entries; returns where its first entry goes: in the leaf entries
   /// (is_leaf set) or in the next level's records.
   std::uint32_t add_child(const CellCoords& cell, std::uint32_t level, std::uint32_t count, bool& is_leaf);
@@ -206,6 +211,9 @@ class SplitEngine {
   UninitializedVector<WorkEntry> staged_leaf_entries_;  ///< Leaf entries [staged_leaf_begin_, staged_leaf_end_).
   std::uint32_t staged_leaf_begin_ = 0;
   std::uint32_t staged_leaf_end_ = 0;
+  std::vector<std::uint32_t> present_;  ///< A leaf's present entries ...
+  std::vector<std::uint32_t> order_;    ///< ... in order of min x ...
+  MinXOrder min_x_order_;               ///< ... as sorted by this.
 };
 
 }  // namespace agrid::detail

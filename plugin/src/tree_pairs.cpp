@@ -59,7 +59,7 @@ void Tree::Impl::find_pairs(std::vector<Pair>& out) {
     keys.clear();
     if (work.self) {
       const detail::CellRange cell{work.begin, work.end};
-      detail::append_cell_pairs(stay, std::span(&cell, 1), config.sweep_threshold, config.kernel, sweep_scratch.local(), keys);
+      detail::append_cell_pairs(stay, std::span(&cell, 1), config.sweep_threshold, detail::LargeCells::unsorted, config.kernel, sweep_scratch.local(), keys);
       return;
     }
     for (std::uint32_t s = work.begin; s < work.end; ++s) stay_pairs_below(work.node, s, keys);

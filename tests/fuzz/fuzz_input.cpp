@@ -55,6 +55,7 @@ Config FuzzInput::config() noexcept {
   c.leaf_capacity = std::array<std::uint32_t, 4>{1, 2, 4, 32}[b & 3];
   c.sweep_threshold = std::array<std::uint32_t, 2>{2, 128}[(b >> 2) & 1];
   c.big_span = 1 + ((b >> 3) & 1);
+  c.sweep_window = ((b >> 3) & 1) != 0 ? Config{}.sweep_window : 0.0f;  // only split, or swept where it pays
   c.max_copies_per_box = std::array<float, 2>{1.0f, 8.0f}[(b >> 4) & 1];
   c.max_staying_share = std::array<float, 2>{0.0f, 1.0f}[(b >> 5) & 1];
   c.tree_min_boxes = 2;

@@ -54,6 +54,20 @@ TEST(Config, UnusableConfigThrows) {
   }
 }
 
+TEST(Config, SweepWindowOutsideItsRangeIsRefused) {
+  for (const float window : {-1.0f, 2e6f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    Config c;
+    c.sweep_window = window;
+    EXPECT_NE(c.problem(), nullptr) << window;
+    EXPECT_THROW(Grid{c}, std::invalid_argument) << window;
+  }
+  for (const float window : {0.0f, 48.0f, 1e6f}) {
+    Config c;
+    c.sweep_window = window;
+    EXPECT_EQ(c.problem(), nullptr) << window;
+  }
+}
+
 TEST(Config, FatMarginOutsideZeroToOneIsRefused) {
   for (const float margin : {-0.01f, 1.01f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
     Config c;

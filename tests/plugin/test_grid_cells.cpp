@@ -68,7 +68,9 @@ TEST(GridCells, KnownLayoutHasOneLeafPerBox) {
       }
     }
   }
-  Grid grid;
+  Config config;
+  config.sweep_window = 0;  // split, though sweeping the 64 boxes would pay
+  Grid grid(config);
   grid.build(boxes);
   const std::vector<GridCell> cells = cells_of(grid);
   ASSERT_EQ(cells.size(), 1u + boxes.size());

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "agrid/agrid.h"
 #include "agrid_scenes/scenes.h"
+#include "oracle/oracle.h"
 #include "cell_invariants.h"
 #include "split_engine.h"
 #include "support/test_support.h"
@@ -66,13 +68,15 @@ struct CellsCopy {
   std::vector<detail::CellRange> leaf_cells;
   detail::EntryArrays stay;
   std::vector<detail::LatticeBox> stay_lattice;
+  std::uint32_t sweep_threshold;
 
   explicit CellsCopy(const SplitEngine& e)
       : lattice(e.lattice()), nodes(e.nodes()), leaf(e.leaf_entries()), leaf_cells(e.leaf_cells().begin(), e.leaf_cells().end()),
-        stay(e.stay_entries()), stay_lattice(e.stay_lattice()) {}
+        stay(e.stay_entries()), stay_lattice(e.stay_lattice()), sweep_threshold(e.config().sweep_threshold) {}
 
   [[nodiscard]] std::string problem(std::uint32_t id_limit) const {
-    const char* p = detail::broken_cell_invariant(CellsView{lattice, nodes, leaf, leaf_cells, stay, stay_lattice}, id_limit);
+    const char* p = detail::broken_cell_invariant(
+        CellsView{lattice, nodes, leaf, leaf_cells, stay, stay_lattice, sweep_threshold}, id_limit);
     return p == nullptr ? "" : p;
   }
 };
@@ -133,6 +137,41 @@ TEST(CellInvariants, TheCheckFindsDamage) {
     CellsCopy c(engine);
     c.leaf_cells.pop_back();
     EXPECT_EQ(c.problem(count), "leaf_cells does not list every leaf of two entries or more");
+  }
+  {
+    CellsCopy c(engine);
+    c.sweep_threshold = 1;  // every leaf of two entries or more must now be in order of min x
+    bool swapped = false;
+    for (const detail::CellRange& range : c.leaf_cells) {
+      if (c.leaf.lo[0][range.begin] < c.leaf.lo[0][range.begin + 1]) {
+        std::swap(c.leaf.lo[0][range.begin], c.leaf.lo[0][range.begin + 1]);
+        swapped = true;
+        break;
+      }
+    }
+    ASSERT_TRUE(swapped);
+    // The swap may break an entry's own invariants first; either way the check must fail.
+    EXPECT_NE(c.problem(count), "");
+  }
+}
+
+// Cells of small boxes are swept, not split, when the sweep pays: those leaves hold more than
+// sweep_threshold entries in order of min x, and the grid still finds exactly the oracle's pairs.
+TEST(CellInvariants, SweepLeavesAreSortedAndExact) {
+  for (const Density density : {Density::kSparse, Density::kMedium, Density::kDense}) {
+    const std::vector<Box> boxes = random_scene(1500, density, 7);  // one-level root split
+    Config config;
+    config.sweep_threshold = 16;  // below the small boxes' cells, so that they are swept
+    const SplitEngine engine = split(boxes, config, Finish::leaf, Execution::sequential);
+    ASSERT_EQ(CellsCopy(engine).problem(static_cast<std::uint32_t>(boxes.size())), "");
+    std::uint32_t swept = 0;
+    for (const detail::Node& node : engine.nodes()) swept += node.is_leaf() && node.leaf.size() > config.sweep_threshold;
+    EXPECT_GT(swept, 0u) << "the scene should make leaves to sweep";
+    Grid grid(config);
+    grid.build(boxes);
+    std::vector<Pair> pairs;
+    grid.find_pairs(pairs);
+    EXPECT_TRUE(same_pairs(oracle::pairs(boxes), pairs, boxes));
   }
 }
 

@@ -315,6 +315,6 @@ def test_bad_config_thread_count_and_handles():
 
 def test_config_defaults_are_the_cpp_ones():
     c = agrid.Config()
-    assert (c.leaf_capacity, c.big_span, c.sweep_threshold, c.tree_min_boxes, c.task_entries) == (32, 2, 128, 20000, 4096)
+    assert (c.leaf_capacity, c.big_span, c.sweep_threshold, c.tree_min_boxes, c.task_entries) == (32, 2, 32, 20000, 4096)
     assert c.kernel == agrid.Kernel.automatic
     assert abs(c.fat_margin - 0.1) < 1e-7

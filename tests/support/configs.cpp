@@ -24,7 +24,11 @@ std::vector<Config> all_config_combinations() {
   for (std::uint32_t lc : {1u, 2u, 16u, 1000u}) {
     for (std::uint32_t bs : {1u, 2u}) {
       for (std::uint32_t st : {2u, 64u, 100000u}) {
-        for (const auto& [share, copies] : splitting) out.push_back(make_config(lc, bs, st, share, copies));
+        for (const auto& [share, copies] : splitting) {
+          Config c = make_config(lc, bs, st, share, copies);
+          c.sweep_window = bs == 1 ? 0.0f : c.sweep_window;  // cells only split, or swept where it pays
+          out.push_back(c);
+        }
       }
     }
   }
@@ -54,6 +58,8 @@ std::string name(const Config& config) {
   s += hundredths(config.max_staying_share);
   s += "_cp";
   s += hundredths(config.max_copies_per_box);
+  s += "_sw";
+  s += hundredths(config.sweep_window);
   return s;
 }
 

@@ -24,6 +24,7 @@ class Config:
     max_staying_share: float
     max_copies_per_box: float
     sweep_threshold: int
+    sweep_window: float
     kernel: Kernel
     tree_min_boxes: int
     task_entries: int

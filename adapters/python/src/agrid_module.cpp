@@ -318,6 +318,7 @@ PYBIND11_MODULE(_agrid, m) {
       .def_readwrite("max_staying_share", &agrid::Config::max_staying_share, "A cell splits only if at most this share of its boxes would stay.")
       .def_readwrite("max_copies_per_box", &agrid::Config::max_copies_per_box, "A cell splits only if its children hold at most this many copies per box.")
       .def_readwrite("sweep_threshold", &agrid::Config::sweep_threshold, "Leaves longer than this are swept instead of tested all against all.")
+      .def_readwrite("sweep_window", &agrid::Config::sweep_window, "A cell of up to 512 boxes is swept instead of split when each box meets at most this many others in the sweep; 0: only split.")
       .def_readwrite("kernel", &agrid::Config::kernel, "The pair kernel's instruction set.")
       .def_readwrite("tree_min_boxes", &agrid::Config::tree_min_boxes, "find_all_pairs uses the tree of grids from this many boxes, with more than one thread.")
       .def_readwrite("task_entries", &agrid::Config::task_entries, "Box copies per task of the tree of grids.")
@@ -330,6 +331,7 @@ PYBIND11_MODULE(_agrid, m) {
         return "Config(leaf_capacity=" + std::to_string(c.leaf_capacity) + ", big_span=" + std::to_string(c.big_span) +
                ", max_staying_share=" + std::to_string(c.max_staying_share) + ", max_copies_per_box=" +
                std::to_string(c.max_copies_per_box) + ", sweep_threshold=" + std::to_string(c.sweep_threshold) +
+               ", sweep_window=" + std::to_string(c.sweep_window) +
                ", tree_min_boxes=" + std::to_string(c.tree_min_boxes) + ", task_entries=" + std::to_string(c.task_entries) +
                ", fat_margin=" + std::to_string(c.fat_margin) + ")";
       });

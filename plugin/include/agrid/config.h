@@ -40,7 +40,13 @@ struct Config {
 
   /// A leaf (or a node's list of staying boxes) longer than this is finished with
   /// sort-and-sweep instead of all-against-all.
-  std::uint32_t sweep_threshold = 128;
+  std::uint32_t sweep_threshold = 32;
+
+  /// A cell of up to 512 boxes is made a leaf, finished by sort-and-sweep, instead of being
+  /// split when each of its boxes is expected to meet at most this many others in the sweep
+  /// (its boxes x the typical box width / the cell's width): small boxes are then neither
+  /// copied into children nor written out again. 0: cells are only split.
+  float sweep_window = 48.0f;
 
   /// The pair kernel's instruction set; all give identical results (tests compare them).
   Kernel kernel = Kernel::automatic;
@@ -91,6 +97,7 @@ struct Config {
     if (!(max_staying_share >= 0.0f && max_staying_share <= 1.0f)) return "max_staying_share must be in [0, 1]";
     if (!(max_copies_per_box >= 1.0f && max_copies_per_box <= 8.0f)) return "max_copies_per_box must be in [1, 8]";
     if (sweep_threshold < 2) return "sweep_threshold must be at least 2";
+    if (!(sweep_window >= 0.0f && sweep_window <= 1e6f)) return "sweep_window must be in [0, 1e6]";
     if (!(fat_margin >= 0.0f && fat_margin <= 1.0f)) return "fat_margin must be in [0, 1]";
     if (task_entries < 1) return "task_entries must be at least 1";
     if (rest_after < 1) return "rest_after must be at least 1";
