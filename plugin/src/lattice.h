@@ -34,7 +34,9 @@ struct LatticeBox {
 struct Lattice {
   float origin[3] = {0.0f, 0.0f, 0.0f};
   float scale = 1.0f;          ///< Steps per world unit; finite and > 0.
-  double cell_size_root = 1.0; ///< World size of the root cell (kLatticeSteps / scale).
+  /// World size of the root cell, kLatticeSteps / scale (with the default scale too: the
+  /// segment walk sizes cells by it while quantize() places boxes by the scale).
+  double cell_size_root = kLatticeSteps;
   /// The median largest extent of the sampled boxes (0 if none): how wide a typical box is,
   /// which tells the split engine how many entries a sweep tests per box.
   float typical_extent = 0.0f;

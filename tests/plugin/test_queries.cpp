@@ -248,5 +248,36 @@ TEST(SegmentQueries, ExtremeScenesMatchBruteForce) {
   }
 }
 
+// Boxes none of which has a finite centre (all reach an infinity) leave the lattice at its
+// default; a grid that still splits them must size its cells as it quantises (the fuzz target
+// found the segment walk missing a hit when the default lattice said otherwise).
+TEST(SegmentQueries, BoxesWithNoFiniteCentreMatchBruteForce) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const Box low_corner{{-4.0f, -kInf, -kInf}, {2.5f, 1.5f, 2.0f}};
+  const Box flat_at_infinity{{-4.0f, -kInf, -kInf}, {2.5f, 1.5f, -kInf}};
+  const Box slab{{-kInf, -3.0f, -kInf}, {kInf, 3.0f, 7.0f}};
+  const std::vector<Box> scenes[] = {{low_corner, flat_at_infinity}, {flat_at_infinity, low_corner}, {low_corner},
+                                     {low_corner, flat_at_infinity, slab}};
+  Config config;
+  config.leaf_capacity = 1;  // split as deep as the lattice goes ...
+  config.big_span = 1;
+  config.max_staying_share = 0.0f;
+  config.max_copies_per_box = 1.0f;
+  config.sweep_window = 0.0f;  // ... rather than sweep one leaf
+  const Segment segments[] = {{{0.0f, -4.0f, 2.5f}, {-4.0f, -4.0f, 1.5f}, {}},
+                              {{-10.0f, 0.0f, 0.0f}, {10.0f, 0.0f, 0.0f}, {}},
+                              {{1e6f, -1e6f, 5.0f}, {-1e6f, 1e6f, -5.0f}, {}}};
+  for (const std::vector<Box>& boxes : scenes) {
+    Grid grid(config);
+    grid.build(boxes);
+    for (const Segment& s : segments) {
+      SCOPED_TRACE(::testing::PrintToString(s));
+      std::vector<std::uint32_t> found;
+      grid.query(s, found);
+      EXPECT_TRUE(same_indices(oracle::query(boxes, s), found, boxes)) << boxes.size() << " boxes";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace agrid::test
