@@ -1,6 +1,7 @@
 #pragma once
-// The cells overlay: an agrid::Grid built over the world's AABBs, as agrid would see them, and
-// its cells at one depth as boxes to draw.
+// The cells overlay: an agrid::Grid built over the world's AABBs, and its cells at one depth as
+// boxes to draw. The grid only splits (Config::sweep_window 0): the default grid makes a scene
+// of a few hundred small boxes one sweep leaf, which would leave nothing to see below the root.
 
 #include <cstdint>
 #include <span>
@@ -20,7 +21,14 @@ class GridCells {
   [[nodiscard]] std::uint32_t depth() const { return grid_.stats().depth; }
 
  private:
-  Grid grid_;
+  /// The default configuration, but cells are split rather than swept.
+  [[nodiscard]] static Config splitting_config() {
+    Config config;
+    config.sweep_window = 0.0f;
+    return config;
+  }
+
+  Grid grid_{splitting_config()};
 };
 
 }  // namespace agrid::viewer

@@ -77,7 +77,7 @@ void overlay_controls(Overlays& overlays) {
   ImGui::Checkbox("agrid cells at depth", &overlays.cells);
   ImGui::SameLine();
   ImGui::SliderInt("##depth", &overlays.cell_depth, 0, static_cast<int>(kMaxDepth));
-  if (overlays.cells) ImGui::TextUnformatted("(an agrid::Grid over these AABBs; deeper than its leaves: none)");
+  if (overlays.cells) ImGui::TextUnformatted("(an agrid::Grid over these AABBs, split, not swept; deeper than its leaves: none)");
 }
 
 // The picked body, or how to pick one.
