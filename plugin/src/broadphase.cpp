@@ -190,7 +190,14 @@ struct MovingSet {
   bool grid_has_resting = false;     ///< ... and they are the moving and resting ones.
   bool querying_tree = false;        ///< The last pairs of the moving set were found by tree queries.
 
-  explicit MovingSet(const Config& c) : moving_grid(c), moving_tree(c) {}
+  explicit MovingSet(const Config& c) : moving_grid(splitting(c)), moving_tree(c) {}
+
+  /// The grid serves rays and box queries too, and a query tests every entry of a sweep leaf:
+  /// its cells are split (bench-7's 500 rays took 28% longer through sweep leaves, measured).
+  [[nodiscard]] static Config splitting(Config c) noexcept {
+    c.sweep_window = 0.0f;
+    return c;
+  }
 };
 
 /// The pairs that began and ended, and what they are found from: the pairs an update may have

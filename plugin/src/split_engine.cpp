@@ -250,7 +250,7 @@ void SplitEngine::split_root(std::span<const Box> boxes) {
     // A first frame sizes the arrays for the common case at once (every box in a leaf, a
     // quarter of them copied into a second cell) instead of growing them step by step. Only
     // the root's children's records: the next level's are sized when a level needs them (a
-    // grid of three levels, as uniform scenes make, needs none, and saves 40 bytes a box).
+    // uniform scene's grandchildren are sweep leaves, so it needs none: 40 bytes a box less).
     const auto expected = static_cast<std::uint32_t>(std::min<std::uint64_t>(
         std::uint64_t{count} + count / 4, std::numeric_limits<std::uint32_t>::max() - 1 - kKernelPadding));
     grow_to(next_entries_, expected);
