@@ -13,6 +13,7 @@
 #include "agrid/stats.h"
 #include "agrid/tree.h"
 
+/// The agrid library: boxes in, overlapping pairs and query hits out (docs/api.md: which API to use).
 namespace agrid {
 
 /// Every pair of overlapping boxes, each once as (i, j) with i < j, sorted ascending. With at

@@ -5,9 +5,9 @@ namespace agrid {
 
 /// A point or direction in 3-D space (single precision, like the boxes of a physics engine).
 struct Vec3 {
-  float x = 0.0f;
-  float y = 0.0f;
-  float z = 0.0f;
+  float x = 0.0f;  ///< The x coordinate.
+  float y = 0.0f;  ///< The y coordinate.
+  float z = 0.0f;  ///< The z coordinate.
 
   /// Component by axis index: 0 is x, 1 is y, 2 is z.
   [[nodiscard]] constexpr float operator[](int axis) const noexcept {
@@ -17,8 +17,8 @@ struct Vec3 {
 
 /// A closed axis-aligned box [min, max]; see is_valid() for which boxes take part.
 struct Box {
-  Vec3 min;
-  Vec3 max;
+  Vec3 min;  ///< The lowest corner.
+  Vec3 max;  ///< The highest corner.
 };
 
 /// True iff the box has no NaN coordinate and min <= max on every axis.

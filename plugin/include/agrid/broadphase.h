@@ -22,8 +22,8 @@ using Handle = std::uint32_t;
 /// A collision filter, as Bullet's: two objects may pair iff each one's group meets the other's
 /// mask.
 struct Filter {
-  std::uint32_t group = 1;
-  std::uint32_t mask = 0xffffffffu;
+  std::uint32_t group = 1;           ///< The groups the object belongs to, one bit each.
+  std::uint32_t mask = 0xffffffffu;  ///< The groups the object may pair with.
 };
 
 /// True iff objects with filters a and b may pair.
@@ -33,8 +33,8 @@ struct Filter {
 
 /// What one update() changed: pairs of handles (first < second), each list sorted ascending.
 struct PairChanges {
-  std::vector<Pair> began;
-  std::vector<Pair> ended;
+  std::vector<Pair> began;  ///< Pairs that began: they overlap and pass the filters now, and did not.
+  std::vector<Pair> ended;  ///< Pairs that ended, those of removed objects included.
 };
 
 /// Counts describing the broadphase after its last update().
@@ -65,7 +65,9 @@ class Broadphase {
   /// Throws std::invalid_argument if config.problem() is not empty.
   explicit Broadphase(const Config& config = {});
   ~Broadphase();
+  /// Takes over the other's objects; the moved-from broadphase may only be destroyed or assigned.
   Broadphase(Broadphase&&) noexcept;
+  /// Takes over the other's objects; the moved-from broadphase may only be destroyed or assigned.
   Broadphase& operator=(Broadphase&&) noexcept;
   Broadphase(const Broadphase&) = delete;
   Broadphase& operator=(const Broadphase&) = delete;
@@ -99,8 +101,9 @@ class Broadphase {
   /// True iff `handle` is a live object.
   [[nodiscard]] bool contains(Handle handle) const noexcept;
 
-  /// The object's current box and filter. `handle` must be live.
+  /// The object's current box. `handle` must be live.
   [[nodiscard]] const Box& box(Handle handle) const;
+  /// The object's current filter. `handle` must be live.
   [[nodiscard]] Filter filter(Handle handle) const;
 
   /// Calls `visit` once with each live object whose current box overlaps `box` (in no

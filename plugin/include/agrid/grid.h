@@ -38,7 +38,9 @@ class Grid {
   /// An empty grid. Throws std::invalid_argument if config.problem() is not empty.
   explicit Grid(const Config& config = {});
   ~Grid();
+  /// Takes over the other's build and memory; the moved-from grid may only be destroyed or assigned.
   Grid(Grid&&) noexcept;
+  /// Takes over the other's build and memory; the moved-from grid may only be destroyed or assigned.
   Grid& operator=(Grid&&) noexcept;
   Grid(const Grid&) = delete;
   Grid& operator=(const Grid&) = delete;

@@ -9,8 +9,8 @@ namespace agrid {
 /// Two indices into the input, first < second; ordered by (first, second).
 /// Supports structured bindings: `auto [a, b] = pair;`.
 struct Pair {
-  std::uint32_t first = 0;
-  std::uint32_t second = 0;
+  std::uint32_t first = 0;   ///< The lower index.
+  std::uint32_t second = 0;  ///< The higher index.
 
   /// Canonical order: by first, then by second.
   friend constexpr auto operator<=>(const Pair&, const Pair&) = default;

@@ -8,9 +8,9 @@ namespace agrid {
 /// The segment from `from` to `to`, sweeping the box `extent` placed relative to the moving
 /// point (Bullet's rayTest aabbMin/aabbMax). The default extent {0,0,0}-{0,0,0} is a plain ray.
 struct Segment {
-  Vec3 from;
-  Vec3 to;
-  Box extent = {};
+  Vec3 from;        ///< Where the segment starts.
+  Vec3 to;          ///< Where the segment ends.
+  Box extent = {};  ///< The box swept along, relative to the moving point; all zero for a ray.
 };
 
 /// True iff the segment's endpoints are finite and its extent is a valid, finite box.

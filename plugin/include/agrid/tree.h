@@ -24,7 +24,9 @@ class Tree {
   /// An empty tree. Throws std::invalid_argument if config.problem() is not empty.
   explicit Tree(const Config& config = {});
   ~Tree();
+  /// Takes over the other's build and memory; the moved-from tree may only be destroyed or assigned.
   Tree(Tree&&) noexcept;
+  /// Takes over the other's build and memory; the moved-from tree may only be destroyed or assigned.
   Tree& operator=(Tree&&) noexcept;
   Tree(const Tree&) = delete;
   Tree& operator=(const Tree&) = delete;

@@ -47,22 +47,37 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
   /// As above, tuned by `config` (<agrid/config.h>); an unusable config throws
   /// std::invalid_argument.
   btAdaptiveGridBroadphase(btOverlappingPairCache* pairCache, const agrid::Config& config);
+  /// Frees the proxies, and the pair cache if the adapter owns it.
   ~btAdaptiveGridBroadphase() override;
 
+  /// Adds an object with this AABB and filter, unique ids from 1, never reused; its pairs
+  /// begin at the next calculateOverlappingPairs. shapeType and dispatcher are not used.
   btBroadphaseProxy* createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int shapeType, void* userPtr,
                                  int collisionFilterGroup, int collisionFilterMask, btDispatcher* dispatcher) override;
+  /// Removes the object and, at once, its pairs from the pair cache.
   void destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) override;
+  /// Stores the object's AABB, O(1); its pairs change at the next calculateOverlappingPairs.
   void setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
                btDispatcher* dispatcher) override;
+  /// The AABB last stored by createProxy or setAabb.
   void getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const override;
+  /// Calls rayCallback.process with every proxy whose stored AABB, grown by [aabbMin, aabbMax],
+  /// the segment meets (up to rayCallback.m_lambda_max along it), as agrid::hits decides.
   void rayTest(const btVector3& rayFrom, const btVector3& rayTo, btBroadphaseRayCallback& rayCallback,
                const btVector3& aabbMin = btVector3(0, 0, 0), const btVector3& aabbMax = btVector3(0, 0, 0)) override;
+  /// Calls callback.process with every proxy whose stored AABB overlaps [aabbMin, aabbMax].
   void aabbTest(const btVector3& aabbMin, const btVector3& aabbMax, btBroadphaseAabbCallback& callback) override;
+  /// Brings the pair cache up to date: adds the pairs that began and removes those that ended.
   void calculateOverlappingPairs(btDispatcher* dispatcher) override;
+  /// The pair cache given to the constructor, or the one the adapter owns.
   btOverlappingPairCache* getOverlappingPairCache() override;
+  /// The pair cache given to the constructor, or the one the adapter owns.
   const btOverlappingPairCache* getOverlappingPairCache() const override;
+  /// The bounds of all valid stored AABBs; a zero box when there are none.
   void getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const override;
+  /// Does nothing: memory is kept for the next steps and freed with the broadphase.
   void resetPool(btDispatcher* dispatcher) override;
+  /// Prints the counts of agrid::BroadphaseStats to stdout.
   void printStats() override;
 
   /// The agrid broadphase behind the adapter (stats, queries in handles; <agrid/broadphase.h>).
