@@ -50,8 +50,8 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
   /// Frees the proxies, and the pair cache if the adapter owns it.
   ~btAdaptiveGridBroadphase() override;
 
-  /// Adds an object with this AABB and filter, unique ids from 1, never reused; its pairs
-  /// begin at the next calculateOverlappingPairs. shapeType and dispatcher are not used.
+  /// Adds an object with this AABB and filter; its pairs begin at the next
+  /// calculateOverlappingPairs. Unique ids count from 1, never reused; shapeType is not used.
   btBroadphaseProxy* createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int shapeType, void* userPtr,
                                  int collisionFilterGroup, int collisionFilterMask, btDispatcher* dispatcher) override;
   /// Removes the object and, at once, its pairs from the pair cache.
@@ -61,8 +61,8 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
                btDispatcher* dispatcher) override;
   /// The AABB last stored by createProxy or setAabb.
   void getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const override;
-  /// Calls rayCallback.process with every proxy whose stored AABB, grown by [aabbMin, aabbMax],
-  /// the segment meets (up to rayCallback.m_lambda_max along it), as agrid::hits decides.
+  /// Calls rayCallback.process with every proxy whose stored AABB, grown to [min - aabbMax,
+  /// max - aabbMin], the segment meets (as agrid::hits decides); a shorter m_lambda_max ends it.
   void rayTest(const btVector3& rayFrom, const btVector3& rayTo, btBroadphaseRayCallback& rayCallback,
                const btVector3& aabbMin = btVector3(0, 0, 0), const btVector3& aabbMax = btVector3(0, 0, 0)) override;
   /// Calls callback.process with every proxy whose stored AABB overlaps [aabbMin, aabbMax].
