@@ -81,7 +81,8 @@ def problem(root, page, target):
     """Why `target`, linked from `page`, is broken; None if it is not."""
     scheme = SCHEME.match(target)
     if scheme:
-        return None if scheme.group(1).lower() in ALLOWED_SCHEMES else f"scheme {scheme.group(1)}: is not allowed"
+        allowed = scheme.group(1).lower() in ALLOWED_SCHEMES
+        return None if allowed else f"scheme {scheme.group(1)}: is not allowed"
     path, _, anchor = target.partition("#")
     path = urllib.parse.unquote(path)
     if path == "":
