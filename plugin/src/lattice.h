@@ -6,9 +6,13 @@
 
 #include "agrid/box.h"
 #include "agrid/config.h"
+#include "agrid/debug.h"
 
 namespace agrid::detail {
 
+/// The deepest level. Defined once, in agrid/debug.h, so that tests and viewers bound levels by
+/// the value the lattice is built from.
+using debug::kMaxDepth;
 /// Bits per axis of the integer lattice: two per level (4 cells per axis per level).
 inline constexpr std::uint32_t kLatticeBits = 2 * kMaxDepth;
 /// Largest lattice coordinate, as a float (exact: it is below 2^24).

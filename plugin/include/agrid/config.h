@@ -6,11 +6,6 @@
 
 namespace agrid {
 
-/// The deepest level of the grid: the root is level 0 and each level splits a cell 4x4x4, so
-/// cells are quantised on a lattice of 4^kMaxDepth = 2^24 steps per axis: every lattice
-/// coordinate is an integer a float holds exactly.
-constexpr std::uint32_t kMaxDepth = 12;
-
 /// Which instruction set the pair kernel uses.
 enum class Kernel : std::uint8_t {
   automatic,  ///< The widest this CPU runs (AVX-512, else AVX2, else plain x86-64).
