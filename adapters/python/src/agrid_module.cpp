@@ -95,7 +95,7 @@ void boxes_from(const py::handle& mins, const py::handle& maxs, std::vector<Box>
   } else {
     const py::array_t<double, py::array::forcecast> l(lo);
     const py::array_t<double, py::array::forcecast> h(hi);
-    fill_boxes(boxes, l.unchecked<2>(), h.unchecked<2>(), agrid::round_down, agrid::round_up);
+    fill_boxes(boxes, l.unchecked<2>(), h.unchecked<2>(), agrid::round_down_to_float, agrid::round_up_to_float);
   }
 }
 
@@ -137,7 +137,7 @@ std::span<const Box> boxes_of(const py::handle& boxes_or_mins, const py::handle&
   const auto rows = converted.unchecked<2>();
   const auto lo = [&rows](py::ssize_t i, py::ssize_t axis) { return rows(i, axis); };
   const auto hi = [&rows](py::ssize_t i, py::ssize_t axis) { return rows(i, axis + 3); };
-  fill_boxes(buffer, lo, hi, agrid::round_down, agrid::round_up);
+  fill_boxes(buffer, lo, hi, agrid::round_down_to_float, agrid::round_up_to_float);
   return buffer;
 }
 
@@ -146,7 +146,7 @@ agrid::Vec3 point_of(const py::handle& object, const char* name, bool round_up) 
   const py::array_t<double, py::array::forcecast> p = py::array::ensure(object);
   if (!p || p.ndim() != 1 || p.shape(0) != 3) throw py::value_error(std::string(name) + " must be 3 numbers");
   const auto r = p.unchecked<1>();
-  const auto round = [round_up](double x) { return round_up ? agrid::round_up(x) : agrid::round_down(x); };
+  const auto round = [round_up](double x) { return round_up ? agrid::round_up_to_float(x) : agrid::round_down_to_float(x); };
   return {round(r(0)), round(r(1)), round(r(2))};
 }
 
