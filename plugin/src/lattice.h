@@ -5,7 +5,6 @@
 #include <span>
 
 #include "agrid/box.h"
-#include "agrid/config.h"
 #include "agrid/debug.h"
 
 namespace agrid::detail {
