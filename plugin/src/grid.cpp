@@ -14,10 +14,6 @@ void Grid::build(std::span<const Box> boxes) { core_->build(boxes); }
 
 void Grid::find_pairs(std::vector<Pair>& out) { core_->find_pairs(out); }
 
-void Grid::for_each_pair(FunctionRef<Pair> visit) { core_->for_each_pair(visit); }
-
-void Grid::for_each_cell(FunctionRef<const GridCell&> visit) const { core_->for_each_cell(visit); }
-
 GridStats Grid::stats() const { return core_->stats(); }
 
 const Config& Grid::config() const noexcept { return core_->config(); }

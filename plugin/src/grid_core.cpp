@@ -67,39 +67,9 @@ void GridCore::find_pairs(std::vector<Pair>& out) {
   sort_pairs(pair_keys_.keys(), pair_keys_scratch_, stats_.boxes, out);
 }
 
-void GridCore::for_each_pair(FunctionRef<Pair> visit) {
-  find_pairs(visit_pairs_);
-  for (const Pair& p : visit_pairs_) {
-    if (!visit(p)) return;
-  }
-}
-
-// A cell's bounds undo the quantisation: lattice step k begins at origin + k / scale.
-void GridCore::for_each_cell(FunctionRef<const GridCell&> visit) const {
-  const Lattice& lattice = cells_.lattice();
-  const auto world = [&](std::uint64_t step, int axis) {
-    return static_cast<float>(lattice.origin[axis] + static_cast<double>(step) / lattice.scale);
-  };
-  for (const Node& node : cells_.nodes()) {
-    const std::uint32_t shift = level_shift(node.level);
-    GridCell cell;
-    cell.level = node.level;
-    cell.entries = node.stay.size() + node.leaf.size();
-    cell.leaf = node.is_leaf();
-    float lo[3];
-    float hi[3];
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = world(std::uint64_t{node.cell[a]} << shift, a);
-      hi[a] = world(std::uint64_t{node.cell[a] + 1} << shift, a);
-    }
-    cell.bounds = {{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
-    if (!visit(cell)) return;
-  }
-}
-
 std::size_t GridCore::bytes_held() const noexcept {
   return cells_.bytes_held() + pair_keys_.bytes_held() + pair_keys_scratch_.capacity() * sizeof(std::uint64_t) +
-         sweep_scratch_.bytes_held() + visit_pairs_.capacity() * sizeof(Pair);
+         sweep_scratch_.bytes_held();
 }
 
 }  // namespace agrid::detail

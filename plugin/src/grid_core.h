@@ -8,7 +8,6 @@
 #include "agrid/box.h"
 #include "agrid/callback.h"
 #include "agrid/config.h"
-#include "agrid/grid.h"
 #include "agrid/pair.h"
 #include "agrid/segment.h"
 #include "agrid/stats.h"
@@ -41,8 +40,6 @@ class GridCore {
   [[nodiscard]] std::span<std::uint64_t> pair_keys() noexcept { return pair_keys_.keys(); }
   /// Grid::find_pairs: collects the pair keys and replaces `out` with their pairs, ascending.
   void find_pairs(std::vector<Pair>& out);
-  /// Grid::for_each_pair.
-  void for_each_pair(FunctionRef<Pair> visit);
 
   /// What for_each_range calls: entries, a range of them, and the query's owner bits there.
   using RangeVisitor = FunctionRef<const EntryArrays&, CellRange, std::uint8_t>;
@@ -55,11 +52,11 @@ class GridCore {
   /// Grid::for_each_overlap and Grid::for_each_hit.
   void for_each_overlap(const Box& box, FunctionRef<std::uint32_t> visit) const;
   void for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit) const;
-  /// Grid::for_each_cell.
-  void for_each_cell(FunctionRef<const GridCell&> visit) const;
 
   [[nodiscard]] const GridStats& stats() const noexcept { return stats_; }
   [[nodiscard]] const Config& config() const noexcept { return config_; }
+  /// The cells of the last build (what agrid::debug::for_each_cell reports).
+  [[nodiscard]] const SplitEngine& cells() const noexcept { return cells_; }
   [[nodiscard]] std::size_t bytes_held() const noexcept;
 
  private:
@@ -69,7 +66,6 @@ class GridCore {
   KeyBuffer pair_keys_;
   UninitializedVector<std::uint64_t> pair_keys_scratch_;
   SweepScratch sweep_scratch_;
-  std::vector<Pair> visit_pairs_;  ///< for_each_pair's sorted pairs.
 };
 
 }  // namespace agrid::detail

@@ -2,15 +2,21 @@
 // Lattice: maps world coordinates monotonically onto the integer grid every level shares.
 
 #include <cstdint>
+#include <limits>
 #include <span>
 
 #include "agrid/box.h"
-#include "agrid/config.h"
+#include "agrid/debug.h"
 
 namespace agrid::detail {
 
+/// The deepest level. Defined once, in agrid/debug.h, so that tests and viewers bound levels by
+/// the value the lattice is built from.
+using debug::kMaxDepth;
 /// Bits per axis of the integer lattice: two per level (4 cells per axis per level).
 inline constexpr std::uint32_t kLatticeBits = 2 * kMaxDepth;
+static_assert(kLatticeBits <= static_cast<std::uint32_t>(std::numeric_limits<float>::digits),
+              "every lattice coordinate must be an integer a float holds exactly (debug::kMaxDepth)");
 /// Largest lattice coordinate, as a float (exact: it is below 2^24).
 inline constexpr float kLatticeMaxF = static_cast<float>((1u << kLatticeBits) - 1u);
 /// Lattice steps per axis, the root cell's size in steps.

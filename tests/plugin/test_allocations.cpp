@@ -81,16 +81,13 @@ TEST(Allocations, WarmFrameOfSameInputAllocatesNothing) {
       one_thread.execute([&] {
         Grid grid(config);
         std::vector<Pair> pairs;
-        std::size_t visited = 0;
         const auto frame = [&] {
           grid.build(boxes);
           grid.find_pairs(pairs);
-          grid.for_each_pair([&](Pair) { ++visited; });
         };
         frame();  // warm-up
         frame();
         EXPECT_EQ(allocations_in(frame), 0) << "a warm frame of the same input allocated";
-        EXPECT_EQ(visited, 3 * pairs.size());
       });
     }
   }

@@ -1,4 +1,4 @@
-// find_all_pairs and Grid::find_pairs / for_each_pair against the oracle, exactly: same pairs,
+// find_all_pairs and Grid::find_pairs against the oracle, exactly: same pairs,
 // each once as (i, j) with i < j, in ascending order.
 
 #include <gtest/gtest.h>
@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "agrid/agrid.h"
+#include "agrid/debug.h"
 #include "agrid_scenes/scenes.h"
 #include "oracle/oracle.h"
 #include "parallel_for.h"  // agrid's loops, whose fork and join ThreadSanitizer sees
@@ -403,7 +404,7 @@ TEST(FindAllPairs, FarOutliersAreClampedNotSizingTheRoot) {
   Grid grid;
   grid.build(boxes);
   float root_size = 0.0f;
-  grid.for_each_cell([&](const GridCell& c) {
+  debug::for_each_cell(grid, [&](const debug::GridCell& c) {
     root_size = c.bounds.max.x - c.bounds.min.x;
     return false;  // the root comes first
   });

@@ -35,8 +35,6 @@ TEST(Grid, FreshGridReportsNothing) {
   std::vector<Pair> pairs = {{0, 1}};
   unbuilt.find_pairs(pairs);
   EXPECT_TRUE(pairs.empty());
-  unbuilt.for_each_pair([&](Pair) { ++calls; });
-  EXPECT_EQ(calls, 0);
 }
 
 TEST(Grid, EmptyBuildAfterFullOne) {
@@ -114,55 +112,6 @@ TEST_P(ReusedGrid, ResultsIndependentOfHistory) {
 
 INSTANTIATE_TEST_SUITE_P(Configs, ReusedGrid, ::testing::ValuesIn(some_configs()),
                          [](const ::testing::TestParamInfo<Config>& p) { return name(p.param); });
-
-TEST(Grid, ForEachPairEarlyStop) {
-  const auto boxes = random_scene(1000, Density::kDense, 7);
-  const auto expected = oracle::pairs(boxes);
-  ASSERT_GT(expected.size(), 100u);
-  Grid grid;
-  grid.build(boxes);
-  for (std::size_t stop_after : {std::size_t{1}, std::size_t{2}, std::size_t{17}, expected.size() / 2,
-                                 expected.size() - 1, expected.size()}) {
-    std::vector<Pair> seen;
-    grid.for_each_pair([&](Pair p) {
-      seen.push_back(p);
-      return seen.size() < stop_after;  // false on the stop_after-th call
-    });
-    ASSERT_EQ(seen.size(), stop_after);
-    EXPECT_TRUE(std::equal(seen.begin(), seen.end(), expected.begin())) << "stop after " << stop_after;
-  }
-  // A callback returning true throughout visits everything; the grid is still usable after an
-  // early stop.
-  std::vector<Pair> all;
-  grid.for_each_pair([&](Pair p) {
-    all.push_back(p);
-    return true;
-  });
-  EXPECT_TRUE(same_pairs(expected, all, boxes));
-  EXPECT_TRUE(grid_pairs_match(grid, boxes, expected));
-}
-
-TEST(Grid, ForEachPairEarlyStopAcrossOversizeAndLeaves) {
-  // Stopping must also work when the pairs come from different sources (oversize boxes,
-  // staying boxes, leaves): stop at every position of a scene mixing them all.
-  const auto boxes = scenes::make_scene("huge-and-infinite", 0.05, 2).boxes;
-  const auto expected = oracle::pairs(boxes);
-  ASSERT_GT(expected.size(), 10u);
-  Grid grid;
-  grid.build(boxes);
-  const std::size_t step = std::max<std::size_t>(1, expected.size() / 200);
-  for (std::size_t stop_after = 1; stop_after <= expected.size(); stop_after += step) {
-    std::size_t calls = 0;
-    bool prefix_ok = true;
-    grid.for_each_pair([&](Pair p) {
-      prefix_ok = prefix_ok && calls < expected.size() && p == expected[calls];
-      ++calls;
-      return calls < stop_after;
-    });
-    ASSERT_EQ(calls, stop_after);
-    ASSERT_TRUE(prefix_ok) << "stop after " << stop_after;
-  }
-}
 
 TEST(Grid, BuildCopiesTheInput) {
   auto boxes = random_scene(2000, Density::kDense, 8);

@@ -1,6 +1,8 @@
 """The Python package against NumPy brute force: seeded random and adversarial arrays, every
 input form, the Broadphase against a model of random updates, and the errors of bad input."""
 
+import ast
+import pathlib
 import threading
 
 import numpy as np
@@ -318,3 +320,12 @@ def test_config_defaults_are_the_cpp_ones():
     assert (c.leaf_capacity, c.big_span, c.sweep_threshold, c.tree_min_boxes, c.task_entries) == (32, 2, 32, 20000, 4096)
     assert c.kernel == agrid.Kernel.automatic
     assert abs(c.fat_margin - 0.1) < 1e-7
+
+
+def test_config_stub_lists_the_module_fields_in_order():
+    """The stubs' Config has the native Config's fields, in its (config.h's grouped) order."""
+    stub = pathlib.Path(agrid.__file__).with_name("__init__.pyi")
+    config = next(n for n in ast.parse(stub.read_text()).body if isinstance(n, ast.ClassDef) and n.name == "Config")
+    stubbed = [n.target.id for n in config.body if isinstance(n, ast.AnnAssign)]
+    native = [name for name, value in vars(agrid.Config).items() if isinstance(value, property)]
+    assert stubbed == native

@@ -26,8 +26,8 @@ namespace agrid::test {
 /// Success iff every index appears at most once.
 [[nodiscard]] ::testing::AssertionResult no_duplicates(std::vector<std::uint32_t> indices);
 
-/// Everything Grid reports about pairs for `boxes` (find_pairs and for_each_pair) equals the
-/// oracle's `expected`.
+/// The pairs Grid::find_pairs reports for `boxes`, into a vector holding junk, equal the oracle's
+/// `expected`.
 [[nodiscard]] ::testing::AssertionResult grid_pairs_match(Grid& grid, std::span<const Box> boxes,
                                                           const std::vector<Pair>& expected);
 

@@ -22,8 +22,8 @@ namespace agrid::bullet_detail {
 [[nodiscard]] inline float roundUp(float x) noexcept { return x; }
 
 /// The float nearest below (roundDown) or above (roundUp) a double (agrid/float_rounding.h).
-[[nodiscard]] inline float roundDown(double x) noexcept { return round_down(x); }
-[[nodiscard]] inline float roundUp(double x) noexcept { return round_up(x); }
+[[nodiscard]] inline float roundDown(double x) noexcept { return round_down_to_float(x); }
+[[nodiscard]] inline float roundUp(double x) noexcept { return round_up_to_float(x); }
 
 /// The AABB [aabbMin, aabbMax] as the smallest float box that holds it.
 [[nodiscard]] inline Box toBox(const btVector3& aabbMin, const btVector3& aabbMax) noexcept {

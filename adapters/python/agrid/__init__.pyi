@@ -18,7 +18,8 @@ class Kernel(enum.Enum):
     avx512 = ...
 
 class Config:
-    """Tuning of the adaptive grid; the defaults are measured."""
+    """Tuning of agrid, its fields grouped by what reads them; the defaults are measured."""
+    # The grid: read by Grid, Tree, find_all_pairs and Broadphase.
     leaf_capacity: int
     big_span: int
     max_staying_share: float
@@ -26,8 +27,11 @@ class Config:
     sweep_threshold: int
     sweep_window: float
     kernel: Kernel
-    tree_min_boxes: int
+    # The tree of grids: read by Tree, and by find_all_pairs and Broadphase when they use it.
     task_entries: int
+    # When to use the tree of grids: read by find_all_pairs and Broadphase.
+    tree_min_boxes: int
+    # The incremental broadphase: read by Broadphase only.
     fat_margin: float
     def __init__(self) -> None: ...
     def problem(self) -> Optional[str]:

@@ -95,7 +95,7 @@ void boxes_from(const py::handle& mins, const py::handle& maxs, std::vector<Box>
   } else {
     const py::array_t<double, py::array::forcecast> l(lo);
     const py::array_t<double, py::array::forcecast> h(hi);
-    fill_boxes(boxes, l.unchecked<2>(), h.unchecked<2>(), agrid::round_down, agrid::round_up);
+    fill_boxes(boxes, l.unchecked<2>(), h.unchecked<2>(), agrid::round_down_to_float, agrid::round_up_to_float);
   }
 }
 
@@ -137,7 +137,7 @@ std::span<const Box> boxes_of(const py::handle& boxes_or_mins, const py::handle&
   const auto rows = converted.unchecked<2>();
   const auto lo = [&rows](py::ssize_t i, py::ssize_t axis) { return rows(i, axis); };
   const auto hi = [&rows](py::ssize_t i, py::ssize_t axis) { return rows(i, axis + 3); };
-  fill_boxes(buffer, lo, hi, agrid::round_down, agrid::round_up);
+  fill_boxes(buffer, lo, hi, agrid::round_down_to_float, agrid::round_up_to_float);
   return buffer;
 }
 
@@ -146,7 +146,7 @@ agrid::Vec3 point_of(const py::handle& object, const char* name, bool round_up) 
   const py::array_t<double, py::array::forcecast> p = py::array::ensure(object);
   if (!p || p.ndim() != 1 || p.shape(0) != 3) throw py::value_error(std::string(name) + " must be 3 numbers");
   const auto r = p.unchecked<1>();
-  const auto round = [round_up](double x) { return round_up ? agrid::round_up(x) : agrid::round_down(x); };
+  const auto round = [round_up](double x) { return round_up ? agrid::round_up_to_float(x) : agrid::round_down_to_float(x); };
   return {round(r(0)), round(r(1)), round(r(2))};
 }
 
@@ -311,7 +311,8 @@ PYBIND11_MODULE(_agrid, m) {
       .value("avx2", agrid::Kernel::avx2)
       .value("avx512", agrid::Kernel::avx512);
 
-  py::class_<agrid::Config>(m, "Config", "Tuning of the adaptive grid; the defaults are measured (docs/benchmarks.md).")
+  // In config.h's order: the grid's fields, the tree of grids', when to use the tree, the Broadphase's.
+  py::class_<agrid::Config>(m, "Config", "Tuning of agrid, its fields grouped by what reads them; the defaults are measured (docs/benchmarks.md).")
       .def(py::init<>())
       .def_readwrite("leaf_capacity", &agrid::Config::leaf_capacity, "A cell of at most this many boxes is a leaf.")
       .def_readwrite("big_span", &agrid::Config::big_span, "Boxes spanning more child cells than this (1 or 2) stay with their node.")
@@ -319,10 +320,10 @@ PYBIND11_MODULE(_agrid, m) {
       .def_readwrite("max_copies_per_box", &agrid::Config::max_copies_per_box, "A cell splits only if its children hold at most this many copies per box.")
       .def_readwrite("sweep_threshold", &agrid::Config::sweep_threshold, "Leaves longer than this are swept instead of tested all against all.")
       .def_readwrite("sweep_window", &agrid::Config::sweep_window, "A cell of up to 512 boxes is swept instead of split when each box meets at most this many others in the sweep; 0: only split.")
-      .def_readwrite("kernel", &agrid::Config::kernel, "The pair kernel's instruction set.")
-      .def_readwrite("tree_min_boxes", &agrid::Config::tree_min_boxes, "find_all_pairs uses the tree of grids from this many boxes, with more than one thread.")
-      .def_readwrite("task_entries", &agrid::Config::task_entries, "Box copies per task of the tree of grids.")
-      .def_readwrite("fat_margin", &agrid::Config::fat_margin, "Broadphase: fat boxes grow by this share of the longest edge.")
+      .def_readwrite("kernel", &agrid::Config::kernel, "The pair kernel's instruction set; all give the same pairs (avx2 avoids AVX-512 clock drops).")
+      .def_readwrite("task_entries", &agrid::Config::task_entries, "Tree of grids: box copies per task.")
+      .def_readwrite("tree_min_boxes", &agrid::Config::tree_min_boxes, "find_all_pairs and Broadphase use the tree of grids from this many boxes, with more than one thread.")
+      .def_readwrite("fat_margin", &agrid::Config::fat_margin, "Broadphase only: fat boxes grow by this share of the longest edge.")
       .def("problem", [](const agrid::Config& c) -> py::object {
         const char* p = c.problem();
         return p == nullptr ? py::object(py::none()) : py::object(py::str(p));
@@ -332,7 +333,7 @@ PYBIND11_MODULE(_agrid, m) {
                ", max_staying_share=" + std::to_string(c.max_staying_share) + ", max_copies_per_box=" +
                std::to_string(c.max_copies_per_box) + ", sweep_threshold=" + std::to_string(c.sweep_threshold) +
                ", sweep_window=" + std::to_string(c.sweep_window) +
-               ", tree_min_boxes=" + std::to_string(c.tree_min_boxes) + ", task_entries=" + std::to_string(c.task_entries) +
+               ", task_entries=" + std::to_string(c.task_entries) + ", tree_min_boxes=" + std::to_string(c.tree_min_boxes) +
                ", fat_margin=" + std::to_string(c.fat_margin) + ")";
       });
 

@@ -1,5 +1,6 @@
 #pragma once
-// The agrid library: one include for the whole public API.
+// The agrid library: one include for the whole public API. Not agrid/debug.h, the look inside a
+// grid for tests and tools, which is opt-in.
 
 #include <span>
 #include <vector>

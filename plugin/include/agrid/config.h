@@ -1,15 +1,22 @@
 #pragma once
-// Config: the tuning knobs of the adaptive grid, each with a measured default. C++11 and later,
-// so that a Bullet project of any standard can tune btAdaptiveGridBroadphase.
+// Config: the tuning knobs of agrid, each with a measured default. C++11 and later, so that a
+// Bullet project of any standard can tune btAdaptiveGridBroadphase.
+//
+// One struct for every API, its fields in four groups by what reads them:
+//
+//   group (its fields)                                 | Grid | Tree | find_all_pairs | Broadphase
+//   ---------------------------------------------------|------|------|----------------|-----------
+//   the grid (leaf_capacity ... kernel)                |  x   |  x   |       x        |     x
+//   the tree of grids (task_entries)                   |      |  x   |       x        |     x
+//   when to use the tree (tree_min_boxes)              |      |      |       x        |     x
+//   the incremental broadphase (fat_margin ... end)    |      |      |                |     x
+//
+// Broadphase is agrid::Broadphase and btAdaptiveGridBroadphase (which holds one). An API ignores
+// the fields it does not read, but problem() checks them all, whichever API is given the Config.
 
 #include <cstdint>
 
 namespace agrid {
-
-/// The deepest level of the grid: the root is level 0 and each level splits a cell 4x4x4, so
-/// cells are quantised on a lattice of 4^kMaxDepth = 2^24 steps per axis: every lattice
-/// coordinate is an integer a float holds exactly.
-constexpr std::uint32_t kMaxDepth = 12;
 
 /// Which instruction set the pair kernel uses.
 enum class Kernel : std::uint8_t {
@@ -19,8 +26,13 @@ enum class Kernel : std::uint8_t {
   avx512,     ///< 16 candidates per step; falls back to AVX2 or scalar where unsupported.
 };
 
-/// Tuning of the adaptive grid. Defaults are chosen by measurement (docs/benchmarks.md).
+/// Tuning of agrid, one struct for every API, its fields grouped by the APIs that read them.
+/// Defaults are chosen by measurement (docs/benchmarks.md).
 struct Config {
+  /// @name The grid
+  /// Read by Grid, Tree, find_all_pairs and the grids of the Broadphase.
+  ///@{
+
   /// A cell holding at most this many boxes is not split further: its boxes are tested
   /// all against all.
   std::uint32_t leaf_capacity = 32;
@@ -48,25 +60,43 @@ struct Config {
   /// copied into children nor written out again. 0: cells are only split.
   float sweep_window = 48.0f;
 
-  /// The pair kernel's instruction set; all give identical results (tests compare them).
+  /// The pair kernel's instruction set. All give identical results (tests compare them), so
+  /// this only trades speed: automatic takes the widest the CPU runs; avx2 avoids the clock
+  /// drop some Intel CPUs take while running AVX-512 code, which can slow the rest of a frame.
   Kernel kernel = Kernel::automatic;
+  ///@}
 
-  /// find_all_pairs uses the tree of grids (all cores) for at least this many boxes, when the
-  /// caller's task arena has more than one thread; below it, one grid on the calling thread.
-  std::uint32_t tree_min_boxes = 20000;
+  /// @name The tree of grids
+  /// Read by Tree, and by find_all_pairs and the Broadphase when they use the tree.
+  ///@{
 
   /// The tree of grids splits a cell in parallel while it holds more than this many box copies;
   /// smaller cells are grouped, in order, into tasks of about this many, each one grid.
   std::uint32_t task_entries = 4096;
+  ///@}
 
-  /// Broadphase only: each object gets a fat box, its box grown by this share of its longest
-  /// edge on every side, and keeps it while its box stays inside. A resting object that moves
-  /// inside it costs only the re-test of its own candidate pairs; pairs stay exact either way.
-  /// 0 keeps only unchanged boxes resting. The default is measured (docs/benchmarks.md).
+  /// @name When to use the tree of grids
+  /// Read by find_all_pairs, and by the Broadphase for its moving objects' pairs.
+  ///@{
+
+  /// find_all_pairs (and the Broadphase, over its moving objects) uses the tree of grids on all
+  /// cores for at least this many boxes, when the caller's task arena has more than one thread;
+  /// below it, one grid on the calling thread.
+  std::uint32_t tree_min_boxes = 20000;
+  ///@}
+
+  /// @name The incremental broadphase
+  /// Read by agrid::Broadphase and btAdaptiveGridBroadphase only.
+  ///@{
+
+  /// Each object gets a fat box, its box grown by this share of its longest edge on every side,
+  /// and keeps it while its box stays inside. A resting object that moves inside it costs only
+  /// the re-test of its own candidate pairs; pairs stay exact either way. 0 keeps only
+  /// unchanged boxes resting. The default is measured (docs/benchmarks.md).
   float fat_margin = 0.1f;
 
-  /// Broadphase only: a moving object rests once its box has stayed inside its fat box for this
-  /// many updates (a body jittering in a settling stack) ...
+  /// A moving object rests once its box has stayed inside its fat box for this many updates (a
+  /// body jittering in a settling stack) ...
   std::uint32_t rest_after = 16;
 
   /// ... or for this many while the moving objects query the resting tree one by one (see
@@ -79,11 +109,11 @@ struct Config {
   /// and a removal to leave, so the defaults keep drifting bodies out (docs/benchmarks.md).
   std::uint32_t rest_after_unchanged = 2;
 
-  /// Broadphase only: what one moving object's query of the resting tree costs, in boxes given
-  /// to the grid. While the moving objects are fewer than the resting ones divided by this, each
-  /// queries the tree; otherwise one grid over both finds their pairs. Measured
-  /// (docs/benchmarks.md).
+  /// What one moving object's query of the resting tree costs, in boxes given to the grid.
+  /// While the moving objects are fewer than the resting ones divided by this, each queries the
+  /// tree; otherwise one grid over both finds their pairs. Measured (docs/benchmarks.md).
   std::uint32_t tree_query_cost = 16;
+  ///@}
 
 #if __cplusplus >= 202002L
   /// Field by field (C++20: agrid's own code compares configs; C++11 users tune, never compare).
@@ -98,13 +128,13 @@ struct Config {
     if (!(max_copies_per_box >= 1.0f && max_copies_per_box <= 8.0f)) return "max_copies_per_box must be in [1, 8]";
     if (sweep_threshold < 2) return "sweep_threshold must be at least 2";
     if (!(sweep_window >= 0.0f && sweep_window <= 1e6f)) return "sweep_window must be in [0, 1e6]";
-    if (!(fat_margin >= 0.0f && fat_margin <= 1.0f)) return "fat_margin must be in [0, 1]";
+    if (static_cast<std::uint8_t>(kernel) > static_cast<std::uint8_t>(Kernel::avx512)) return "kernel is not a Kernel";
     if (task_entries < 1) return "task_entries must be at least 1";
+    if (!(fat_margin >= 0.0f && fat_margin <= 1.0f)) return "fat_margin must be in [0, 1]";
     if (rest_after < 1) return "rest_after must be at least 1";
     if (rest_after_querying < 1) return "rest_after_querying must be at least 1";
     if (rest_after_unchanged < 1) return "rest_after_unchanged must be at least 1";
     if (tree_query_cost < 1) return "tree_query_cost must be at least 1";
-    if (static_cast<std::uint8_t>(kernel) > static_cast<std::uint8_t>(Kernel::avx512)) return "kernel is not a Kernel";
     return nullptr;
   }
 };

@@ -19,20 +19,18 @@ namespace detail {
 class GridCore;
 }  // namespace detail
 
-/// One cell of a grid's last build, for inspection: a viewer's overlay, a test.
-struct GridCell {
-  std::uint32_t level = 0;    ///< 0 for the root; each level splits its parent 4 x 4 x 4.
-  Box bounds;                 ///< The space the cell covers (border cells also hold the boxes
-                              ///< beyond the root, clamped into them).
-  std::uint32_t entries = 0;  ///< Box copies the cell holds itself: its staying ones, and a
-                              ///< leaf's own (an inner cell hands the rest to its children).
-  bool leaf = false;          ///< Its boxes are tested all against all.
-};
+class Grid;
+
+// agrid/debug.h's look at the cells, declared here so that Grid can befriend it.
+namespace debug {
+struct GridCell;
+void for_each_cell(const Grid& grid, FunctionRef<const GridCell&> visit);
+}  // namespace debug
 
 /// A 4x4x4 hierarchical grid over a set of boxes, stored in flat arrays. Build it once per
 /// frame with build(); then ask for all overlapping pairs, or for the boxes meeting a query
 /// box or segment. Memory is kept between builds: a warm frame of the same size allocates
-/// nothing. Queries are const and re-entrant; build() and the pair calls are not.
+/// nothing. Queries are const and re-entrant; build() and find_pairs() are not.
 class Grid {
  public:
   /// An empty grid. Throws std::invalid_argument if config.problem() is not empty.
@@ -52,10 +50,6 @@ class Grid {
   /// Replaces the contents of `out` with every overlapping pair, each once, sorted.
   void find_pairs(std::vector<Pair>& out);
 
-  /// Calls `visit` with every overlapping pair in sorted order, until it returns false. The
-  /// pairs are all found and sorted first: stopping early saves the visits, not the search.
-  void for_each_pair(FunctionRef<Pair> visit);
-
   /// Replaces the contents of `out` with the indices of the boxes overlapping `box`, sorted.
   void query(const Box& box, std::vector<std::uint32_t>& out) const;
 
@@ -70,10 +64,6 @@ class Grid {
   /// but deterministic order) until it returns false. An invalid segment hits nothing.
   void for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit) const;
 
-  /// Calls `visit` with every cell of the last build, each parent before its children, until
-  /// it returns false. For looking at the grid, not for the hot path.
-  void for_each_cell(FunctionRef<const GridCell&> visit) const;
-
   /// Counts describing the last build.
   [[nodiscard]] GridStats stats() const;
 
@@ -81,6 +71,8 @@ class Grid {
   [[nodiscard]] const Config& config() const noexcept;
 
  private:
+  friend void debug::for_each_cell(const Grid& grid, FunctionRef<const debug::GridCell&> visit);
+
   std::unique_ptr<detail::GridCore> core_;
 };
 

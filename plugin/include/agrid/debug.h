@@ -1,0 +1,33 @@
+#pragma once
+// agrid::debug: a look inside a grid's last build, for tests, viewers and tools, not the hot path.
+// Opt-in (agrid/agrid.h does not include it); its names may change between minor versions.
+
+#include <cstdint>
+
+#include "agrid/box.h"
+#include "agrid/callback.h"
+#include "agrid/grid.h"
+
+namespace agrid::debug {
+
+/// The deepest level of a grid: the root is level 0 and each level splits a cell 4x4x4, so cells
+/// sit on a lattice of 4^kMaxDepth = 2^24 steps per axis, every step an integer a float holds
+/// exactly. The library's lattice is built from this value (GridStats::depth never exceeds it).
+inline constexpr std::uint32_t kMaxDepth = 12;
+
+/// One cell of a grid's last build, for inspection: a viewer's overlay, a test.
+struct GridCell {
+  std::uint32_t level = 0;    ///< 0 for the root; each level splits its parent 4 x 4 x 4.
+  Box bounds;                 ///< The space the cell covers (border cells also hold the boxes
+                              ///< beyond the root, clamped into them).
+  std::uint32_t entries = 0;  ///< Box copies the cell holds itself: its staying ones, and a
+                              ///< leaf's own (an inner cell hands the rest to its children).
+  bool leaf = false;          ///< A leaf: its boxes are paired among themselves (all against
+                              ///< all, or by a sweep), not handed to children.
+};
+
+/// Calls `visit` with every cell of `grid`'s last build, each parent before its children, until
+/// it returns false. None before the first build.
+void for_each_cell(const Grid& grid, FunctionRef<const GridCell&> visit);
+
+}  // namespace agrid::debug

@@ -1,0 +1,39 @@
+// agrid::debug::for_each_cell: a grid's nodes turned back into world-space cells.
+
+#include "agrid/debug.h"
+
+#include "grid_core.h"
+#include "lattice.h"
+#include "split_engine.h"
+
+namespace agrid::debug {
+namespace {
+
+// A cell's bounds undo the quantisation: lattice step k begins at origin + k / scale.
+Box world_bounds(const detail::Lattice& lattice, const detail::Node& node) {
+  const std::uint32_t shift = detail::level_shift(node.level);
+  const auto world = [&](std::uint64_t step, int axis) {
+    return static_cast<float>(lattice.origin[axis] + static_cast<double>(step) / lattice.scale);
+  };
+  const auto corner = [&](std::uint32_t offset) {
+    return Vec3{world(std::uint64_t{node.cell[0] + offset} << shift, 0), world(std::uint64_t{node.cell[1] + offset} << shift, 1),
+                world(std::uint64_t{node.cell[2] + offset} << shift, 2)};
+  };
+  return {corner(0), corner(1)};
+}
+
+}  // namespace
+
+void for_each_cell(const Grid& grid, FunctionRef<const GridCell&> visit) {
+  const detail::SplitEngine& cells = grid.core_->cells();
+  for (const detail::Node& node : cells.nodes()) {
+    GridCell cell;
+    cell.level = node.level;
+    cell.bounds = world_bounds(cells.lattice(), node);
+    cell.entries = node.stay.size() + node.leaf.size();
+    cell.leaf = node.is_leaf();
+    if (!visit(cell)) return;
+  }
+}
+
+}  // namespace agrid::debug
