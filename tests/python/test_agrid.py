@@ -322,6 +322,24 @@ def test_config_defaults_are_the_cpp_ones():
     assert abs(c.fat_margin - 0.1) < 1e-7
 
 
+def test_config_fields_by_name_and_repr():
+    c = agrid.Config(leaf_capacity=16, fat_margin=0.25, kernel=agrid.Kernel.scalar, tree_query_cost=3)
+    assert (c.leaf_capacity, c.kernel, c.tree_query_cost) == (16, agrid.Kernel.scalar, 3)
+    assert abs(c.fat_margin - 0.25) < 1e-7
+    assert c.rest_after == agrid.Config().rest_after
+    with pytest.raises(TypeError, match="no field 'leaf_capacit'"):
+        agrid.Config(leaf_capacit=16)
+    with pytest.raises(TypeError, match="no field 'problem'"):
+        agrid.Config(problem=None)
+    text = repr(c)
+    assert text.startswith("Config(leaf_capacity=16, big_span=2, ") and "tree_query_cost=3)" in text
+
+
+def test_version_is_the_projects():
+    major, minor, patch = (int(part) for part in agrid.__version__.split("."))
+    assert (major, minor) >= (0, 3)
+
+
 def test_config_stub_lists_the_module_fields_in_order():
     """The stubs' Config has the native Config's fields, in its (config.h's grouped) order."""
     stub = pathlib.Path(agrid.__file__).with_name("__init__.pyi")

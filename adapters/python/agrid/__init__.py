@@ -17,6 +17,7 @@ segments; Broadphase for objects that come, move and go, with the pairs that beg
 """
 
 from ._agrid import (
+    __version__,
     Broadphase,
     Config,
     Grid,
@@ -28,6 +29,7 @@ from ._agrid import (
 )
 
 __all__ = [
+    "__version__",
     "Broadphase",
     "Config",
     "Grid",

@@ -11,6 +11,8 @@ Pairs = npt.NDArray[np.uint32]
 Indices = npt.NDArray[np.uint32]
 Offsets = npt.NDArray[np.uint64]
 
+__version__: str
+
 class Kernel(enum.Enum):
     automatic = ...
     scalar = ...
@@ -33,7 +35,12 @@ class Config:
     tree_min_boxes: int
     # The incremental broadphase: read by Broadphase only.
     fat_margin: float
-    def __init__(self) -> None: ...
+    rest_after: int
+    rest_after_querying: int
+    rest_after_unchanged: int
+    tree_query_cost: int
+    def __init__(self, **fields: object) -> None:
+        """The defaults, with the fields named set: Config(leaf_capacity=16); an unknown name is a TypeError."""
     def problem(self) -> Optional[str]:
         """None if the config is usable, else what is wrong with it."""
 

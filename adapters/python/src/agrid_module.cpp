@@ -19,6 +19,7 @@
 
 #include "agrid/agrid.h"
 #include "agrid/float_rounding.h"
+#include "agrid/version.h"
 
 namespace py = pybind11;
 
@@ -300,10 +301,46 @@ py::array_t<std::uint32_t> handles_meeting(const agrid::Broadphase& broadphase, 
   return index_array(std::move(out));
 }
 
+/// The names of Config's fields, in their order: the properties of the Python class.
+std::vector<std::string> config_fields(const py::handle& config_type) {
+  const py::object property = py::module_::import("builtins").attr("property");
+  std::vector<std::string> names;
+  for (const auto& [name, value] : py::cast<py::dict>(config_type.attr("__dict__"))) {
+    if (py::isinstance(value, property)) names.push_back(py::cast<std::string>(name));
+  }
+  return names;
+}
+
+/// Config(**fields): the defaults, with the fields named set; an unknown name is a TypeError.
+agrid::Config config_from_fields(const py::kwargs& fields) {
+  agrid::Config config;
+  const py::object view = py::cast(&config, py::return_value_policy::reference);
+  const std::vector<std::string> known = config_fields(py::type::of(view));
+  for (const auto& [name, value] : fields) {
+    const auto field = py::cast<std::string>(name);
+    if (std::find(known.begin(), known.end(), field) == known.end()) {
+      throw py::type_error("Config has no field '" + field + "'");
+    }
+    py::setattr(view, name, value);
+  }
+  return config;
+}
+
+/// Config(leaf_capacity=32, ...): every field, as Config(**fields) takes them.
+std::string config_repr(const py::object& config) {
+  std::string text = "Config(";
+  for (const std::string& field : config_fields(py::type::of(config))) {
+    if (text.back() != '(') text += ", ";
+    text += field + "=" + py::cast<std::string>(py::repr(config.attr(field.c_str())));
+  }
+  return text + ")";
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_agrid, m) {
   m.doc() = "agrid: every overlapping pair of N axis-aligned boxes, fast (the native part of the agrid package)";
+  m.attr("__version__") = AGRID_VERSION_STRING;
 
   py::enum_<agrid::Kernel>(m, "Kernel", "The instruction set of the pair kernel; all give the same pairs.")
       .value("automatic", agrid::Kernel::automatic)
@@ -312,8 +349,10 @@ PYBIND11_MODULE(_agrid, m) {
       .value("avx512", agrid::Kernel::avx512);
 
   // In config.h's order: the grid's fields, the tree of grids', when to use the tree, the Broadphase's.
-  py::class_<agrid::Config>(m, "Config", "Tuning of agrid, its fields grouped by what reads them; the defaults are measured (docs/benchmarks.md).")
-      .def(py::init<>())
+  py::class_<agrid::Config> config(m, "Config",
+                                   "Tuning of agrid, its fields grouped by what reads them; the defaults are measured "
+                                   "(docs/benchmarks.md). Config(leaf_capacity=16, ...) sets fields by name.");
+  config.def(py::init(&config_from_fields))
       .def_readwrite("leaf_capacity", &agrid::Config::leaf_capacity, "A cell of at most this many boxes is a leaf.")
       .def_readwrite("big_span", &agrid::Config::big_span, "Boxes spanning more child cells than this (1 or 2) stay with their node.")
       .def_readwrite("max_staying_share", &agrid::Config::max_staying_share, "A cell splits only if at most this share of its boxes would stay.")
@@ -324,18 +363,15 @@ PYBIND11_MODULE(_agrid, m) {
       .def_readwrite("task_entries", &agrid::Config::task_entries, "Tree of grids: box copies per task.")
       .def_readwrite("tree_min_boxes", &agrid::Config::tree_min_boxes, "find_all_pairs and Broadphase use the tree of grids from this many boxes, with more than one thread.")
       .def_readwrite("fat_margin", &agrid::Config::fat_margin, "Broadphase only: fat boxes grow by this share of the longest edge.")
+      .def_readwrite("rest_after", &agrid::Config::rest_after, "Broadphase only: a moving object rests after this many updates inside its fat box.")
+      .def_readwrite("rest_after_querying", &agrid::Config::rest_after_querying, "Broadphase only: ... or this many while moving objects query the resting tree one by one.")
+      .def_readwrite("rest_after_unchanged", &agrid::Config::rest_after_unchanged, "Broadphase only: ... or this many updates with its box unchanged.")
+      .def_readwrite("tree_query_cost", &agrid::Config::tree_query_cost, "Broadphase only: one moving object's query of the resting tree, in boxes given to the grid.")
       .def("problem", [](const agrid::Config& c) -> py::object {
         const char* p = c.problem();
         return p == nullptr ? py::object(py::none()) : py::object(py::str(p));
       }, "None if the config is usable, else what is wrong with it.")
-      .def("__repr__", [](const agrid::Config& c) {
-        return "Config(leaf_capacity=" + std::to_string(c.leaf_capacity) + ", big_span=" + std::to_string(c.big_span) +
-               ", max_staying_share=" + std::to_string(c.max_staying_share) + ", max_copies_per_box=" +
-               std::to_string(c.max_copies_per_box) + ", sweep_threshold=" + std::to_string(c.sweep_threshold) +
-               ", sweep_window=" + std::to_string(c.sweep_window) +
-               ", task_entries=" + std::to_string(c.task_entries) + ", tree_min_boxes=" + std::to_string(c.tree_min_boxes) +
-               ", fat_margin=" + std::to_string(c.fat_margin) + ")";
-      });
+      .def("__repr__", &config_repr);
 
   m.def("set_num_threads", &set_num_threads, py::arg("threads"),
         "Runs agrid on this many threads (0: all cores, the default).");
