@@ -1,4 +1,4 @@
-# Installation: headers, libraries, a relocatable CMake package (find_package(agrid 0.2 CONFIG
+# Installation: headers, libraries, a relocatable CMake package (find_package(agrid 0.3 CONFIG
 # COMPONENTS bullet)) and pkg-config files (agrid, agrid-bullet, agrid-bullet-float64).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -31,7 +31,7 @@ endif()
 configure_package_config_file(cmake/agridConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/agridConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/agrid)
-# 0.x: a minor version may change the interface, so find_package(agrid 0.2) takes 0.2.x only.
+# 0.x: a minor version may change the interface, so find_package(agrid 0.3) takes 0.3.x only.
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/agridConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/agridConfig.cmake
