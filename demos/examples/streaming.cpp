@@ -15,6 +15,7 @@ typedef std::vector<std::unique_ptr<btRigidBody>> CellBodies;  // a floor tile a
 
 static const btScalar cell_size = 4, half = btScalar(0.5);
 static const int boxes_per_cell = 2;
+static const int reach = 1;  // the cells loaded: the player's and its neighbours
 static const btScalar box_spacing = 2;  // the boxes stand this far apart, clear of each other and of the tile's edges
 static const btScalar sink_limit = btScalar(0.1);  // a standing box sinks by about 1 cm, a falling one much further
 
@@ -37,6 +38,8 @@ static void load(btDynamicsWorld& world, btCollisionShape& tile, btCollisionShap
   for (size_t i = 0; i < bodies.size(); ++i) world.addRigidBody(bodies[i].get());
 }
 
+// True iff every pair in the cache joins two bodies of one cell, two pairs a loaded cell: each box
+// with its tile. Neighbouring tiles touch, but Bullet's default filters pair no two static bodies.
 static bool pairs_right(btBroadphaseInterface& broadphase, int cells) {
   const btBroadphasePairArray& pairs = broadphase.getOverlappingPairCache()->getOverlappingPairArray();
   for (int i = 0; i < pairs.size(); ++i) {
@@ -53,6 +56,21 @@ static bool boxes_standing(const CellBodies& bodies) {
   return true;
 }
 
+// Unloads the cells farther than `reach` from the player's; false if a box of theirs had fallen.
+static bool unload_far(btDynamicsWorld& world, std::map<int, CellBodies>& loaded, int here) {
+  bool standing = true;
+  for (std::map<int, CellBodies>::iterator it = loaded.begin(); it != loaded.end();) {
+    if (std::abs(it->first - here) <= reach) {
+      ++it;
+      continue;
+    }
+    standing = boxes_standing(it->second) && standing;
+    for (size_t i = 0; i < it->second.size(); ++i) world.removeRigidBody(it->second[i].get());
+    it = loaded.erase(it);
+  }
+  return standing;
+}
+
 int main() {
   btDefaultCollisionConfiguration configuration;
   btCollisionDispatcher dispatcher(&configuration);
@@ -64,16 +82,11 @@ int main() {
   world.setGravity(btVector3(0, -10, 0));
 
   const int path[] = {0, 1, 2, 3, 4, 5, 4, 3, 2, 1, 0, -1};  // the player's cell, there and back
-  const int reach = 1, steps_per_cell = 20;                  // cells loaded: the player's and its neighbours
+  const int steps_per_cell = 20;
   int step = 0;
   bool ok = true;
   for (int here : path) {
-    for (std::map<int, CellBodies>::iterator it = loaded.begin(); it != loaded.end();) {
-      if (std::abs(it->first - here) <= reach) { ++it; continue; }
-      ok = ok && boxes_standing(it->second);
-      for (size_t i = 0; i < it->second.size(); ++i) world.removeRigidBody(it->second[i].get());
-      it = loaded.erase(it);
-    }
+    ok = unload_far(world, loaded, here) && ok;
     for (int cell = here - reach; cell <= here + reach; ++cell)
       if (!loaded.count(cell)) load(world, tile_shape, box_shape, cell, loaded[cell]);
     for (int i = 0; i < steps_per_cell; ++i, ++step) {

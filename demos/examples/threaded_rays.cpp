@@ -16,21 +16,39 @@
 #include <thread>
 #include <vector>
 
-struct Hit {  // what a ray saw first: the object (or none) and where along the ray
+struct Ray {
+  btVector3 from, to;
+};
+
+struct Hit {  // what a ray met first: the object (or none) and where along the ray
   const btCollisionObject* object;
   btScalar fraction;
   bool operator!=(const Hit& other) const { return object != other.object || fraction != other.fraction; }
 };
 
-static std::vector<Hit> cast(const btCollisionWorld& world, const std::vector<btVector3>& ends) {
+static std::vector<Hit> cast(const btCollisionWorld& world, const std::vector<Ray>& rays) {
   std::vector<Hit> hits;
-  for (size_t i = 0; i + 1 < ends.size(); i += 2) {
-    btCollisionWorld::ClosestRayResultCallback closest(ends[i], ends[i + 1]);
-    world.rayTest(ends[i], ends[i + 1], closest);
-    Hit hit = {closest.m_collisionObject, closest.m_closestHitFraction};
+  for (size_t i = 0; i < rays.size(); ++i) {
+    btCollisionWorld::ClosestRayResultCallback closest(rays[i].from, rays[i].to);
+    world.rayTest(rays[i].from, rays[i].to, closest);
+    const Hit hit = {closest.m_collisionObject, closest.m_closestHitFraction};
     hits.push_back(hit);
   }
   return hits;
+}
+
+// Casts the rays from `threads` threads at once, each all of them; counts the hits that differ
+// from `expected`.
+static int wrong_hits(const btCollisionWorld& world, const std::vector<Ray>& rays, const std::vector<Hit>& expected,
+                      unsigned threads) {
+  std::vector<std::vector<Hit>> seen(threads);
+  std::vector<std::thread> casters;
+  for (unsigned t = 0; t < threads; ++t) casters.emplace_back([&, t] { seen[t] = cast(world, rays); });
+  for (size_t t = 0; t < casters.size(); ++t) casters[t].join();
+  int wrong = 0;
+  for (unsigned t = 0; t < threads; ++t)
+    for (size_t i = 0; i < rays.size(); ++i) wrong += seen[t][i] != expected[i];
+  return wrong;
 }
 
 static std::unique_ptr<btRigidBody> body(btCollisionShape& shape, btScalar mass, const btVector3& at) {
@@ -46,41 +64,38 @@ int main() {
   btCollisionDispatcher dispatcher(&configuration);
   btAdaptiveGridBroadphase broadphase;
   btSequentialImpulseConstraintSolver solver;
+  const btScalar half = btScalar(0.5), pillar_height = 6, field = 40;  // everything stands in [0, field] on x and z
   btStaticPlaneShape ground_shape(btVector3(0, 1, 0), 0);
-  btBoxShape pillar_shape(btVector3(btScalar(0.5), 3, btScalar(0.5))), box_shape(btVector3(btScalar(0.5), btScalar(0.5), btScalar(0.5)));
-  const btScalar field = 40;  // pillars and boxes stand in [0, field] on x and z
+  btBoxShape pillar_shape(btVector3(half, pillar_height / 2, half)), box_shape(btVector3(half, half, half));
   const int pillars_a_side = 10, boxes = 200;
   std::mt19937 random(1);
-  std::uniform_real_distribution<btScalar> across(0, field), up(1, 20);
+  std::uniform_real_distribution<btScalar> across(0, field), drop_height(1, 20), eye_height(half, pillar_height);
   std::vector<std::unique_ptr<btRigidBody>> bodies;
   bodies.push_back(body(ground_shape, 0, btVector3(0, 0, 0)));
   for (int i = 0; i < pillars_a_side * pillars_a_side; ++i) {
-    const btScalar spacing = field / pillars_a_side;
-    bodies.push_back(body(pillar_shape, 0, btVector3(spacing * btScalar(i % pillars_a_side), 3, spacing * btScalar(i / pillars_a_side))));
+    const btScalar spacing = field / pillars_a_side, x = spacing * btScalar(i % pillars_a_side);
+    bodies.push_back(body(pillar_shape, 0, btVector3(x, pillar_height / 2, spacing * btScalar(i / pillars_a_side))));
   }
-  for (int i = 0; i < boxes; ++i) bodies.push_back(body(box_shape, 1, btVector3(across(random), up(random), across(random))));
+  for (int i = 0; i < boxes; ++i)
+    bodies.push_back(body(box_shape, 1, btVector3(across(random), drop_height(random), across(random))));
   btDiscreteDynamicsWorld world(&dispatcher, &broadphase, &solver, &configuration);  // destroyed before the bodies
   world.setGravity(btVector3(0, -10, 0));
   for (size_t i = 0; i < bodies.size(); ++i) world.addRigidBody(bodies[i].get());
 
-  const int rays = 2000, rounds = 3, steps_between = 20;
+  const int ray_count = 2000, rounds = 3, steps_between = 20;  // rays cast while the boxes fall and land
   const unsigned thread_counts[] = {2, 4};
-  std::uniform_real_distribution<btScalar> eye(btScalar(0.5), 6);  // from one unit's eyes to another's
   int wrong = 0;
   for (int round = 0; round < rounds; ++round) {
     for (int step = 0; step < steps_between; ++step) world.stepSimulation(btScalar(1) / 60, 1, btScalar(1) / 60);
-    std::vector<btVector3> ends;
-    for (int i = 0; i < 2 * rays; ++i) ends.push_back(btVector3(across(random), eye(random), across(random)));
-    const std::vector<Hit> expected = cast(world, ends);  // one thread
-    for (unsigned threads : thread_counts) {
-      std::vector<std::vector<Hit>> seen(threads);
-      std::vector<std::thread> casters;
-      for (unsigned t = 0; t < threads; ++t) casters.emplace_back([&, t] { seen[t] = cast(world, ends); });
-      for (std::thread& caster : casters) caster.join();
-      for (unsigned t = 0; t < threads; ++t)
-        for (int i = 0; i < rays; ++i) wrong += seen[t][i] != expected[i];
+    std::vector<Ray> rays;  // from one unit's eyes to another's
+    for (int i = 0; i < ray_count; ++i) {
+      const Ray ray = {btVector3(across(random), eye_height(random), across(random)),
+                       btVector3(across(random), eye_height(random), across(random))};
+      rays.push_back(ray);
     }
+    const std::vector<Hit> expected = cast(world, rays);  // on this thread alone
+    for (unsigned threads : thread_counts) wrong += wrong_hits(world, rays, expected, threads);
   }
-  std::printf("threaded_rays: %d rays, %d rounds, on 2 and 4 threads: %d wrong hits\n", rays, rounds, wrong);
+  std::printf("threaded_rays: %d rays, %d rounds, on 2 and 4 threads: %d wrong hits\n", ray_count, rounds, wrong);
   return wrong == 0 ? 0 : 1;
 }
