@@ -10,6 +10,8 @@
 
 #include <memory>
 
+#include "agrid/bullet/btAdaptiveGridBroadphaseStats.h"
+
 namespace agrid {
 class Broadphase;  // <agrid/broadphase.h> (C++20)
 struct Config;     // <agrid/config.h> (C++11 and later)
@@ -37,6 +39,10 @@ struct Config;     // <agrid/config.h> (C++11 and later)
 ///   pairs and hits are exact on the rounded boxes, so none is lost (docs/broadphase.md).
 /// * Large moving sets use all threads of the caller's task arena; the result does not depend
 ///   on the number of threads.
+/// * lastStepStats() tells what the last step cost and changed: the time of
+///   calculateOverlappingPairs, the setAabb calls before it (and their time, when
+///   setTimeSetAabbCalls(true)), and the pairs begun, ended and held: a game's own broadphase
+///   cost per step, without a profiler.
 class btAdaptiveGridBroadphase : public btBroadphaseInterface {
  public:
   /// Uses `pairCache` if given (not owned), else owns a btHashedOverlappingPairCache. A
@@ -67,6 +73,14 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
 
   /// The agrid broadphase behind the adapter (stats, queries in handles; <agrid/broadphase.h>).
   const agrid::Broadphase& broadphase() const;
+
+  /// What the last calculateOverlappingPairs cost and changed, and the setAabb calls before it.
+  const btAdaptiveGridBroadphaseStats& lastStepStats() const;
+  /// Times every setAabb call (off by default: two clock reads cost more than an unchanged AABB's
+  /// setAabb); calls are counted either way.
+  void setTimeSetAabbCalls(bool on);
+  /// Whether setAabb calls are timed.
+  bool getTimeSetAabbCalls() const;
 
   /// The implementation, defined in the library.
   class Impl;
