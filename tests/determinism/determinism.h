@@ -16,19 +16,6 @@
 
 namespace agrid::test {
 
-/// True in builds instrumented by a sanitizer, whose scenes run fewer steps to stay quick.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-inline constexpr bool kUnderSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-inline constexpr bool kUnderSanitizer = true;
-#else
-inline constexpr bool kUnderSanitizer = false;
-#endif
-#else
-inline constexpr bool kUnderSanitizer = false;
-#endif
-
 /// FNV-1a (64 bits) over the bytes added, in order: one number for a whole run.
 class RunningHash {
  public:

@@ -16,7 +16,7 @@ namespace agrid::test {
 namespace {
 
 constexpr std::uint64_t kSeed = 2026;
-constexpr int kUpdates = kUnderSanitizer ? 40 : 120;
+constexpr int kUpdates = 120;
 /// Objects at the start, in a cube of this side: boxes of side 1 to 3, a few dozen pairs each
 /// hundred objects.
 constexpr std::uint32_t kObjects = 8000;
