@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::uint64_t kSeed = 2026;
 constexpr int kUpdates = 120;
-/// Objects at the start, in a cube of this side: boxes of side 1 to 3, a few dozen pairs each
+/// Objects at the start, in a cube of this side: boxes of sides 1 to 3, about 20 pairs a
 /// hundred objects.
 constexpr std::uint32_t kObjects = 8000;
 constexpr float kWorldSide = 110.0f;
@@ -62,15 +62,17 @@ Box moved(const Box& b, Rng& rng) {
   return {{b.min.x + by.x, b.min.y + by.y, b.min.z + by.z}, {b.max.x + by.x, b.max.y + by.y, b.max.z + by.z}};
 }
 
-/// What the churn made the broadphase do, over a whole run.
+/// What the churn made the broadphase do, over all runs: so that a hash that agrees is known to
+/// cover the paths the kernels and threads change. (Which way an update paired the moving
+/// objects is read from its stats, by the broadphase's own rule.)
 struct Coverage {
-  int crowd_updates = 0;    ///< Updates where one grid paired moving and resting objects.
-  int querying_updates = 0; ///< Updates where the moving objects queried the resting tree.
-  std::uint32_t most_moving = 0;
-  std::uint64_t changes = 0;  ///< Pairs begun and ended, in all.
+  int crowd_updates = 0;          ///< Updates where one grid paired moving and resting objects.
+  int querying_updates = 0;       ///< Updates where the moving objects queried the resting tree.
+  std::uint32_t most_moving = 0;  ///< The largest moving set.
+  std::uint64_t changes = 0;      ///< Pairs begun and ended, in all.
 };
 
-/// The live handles, kept in creation order so that every run picks the same ones.
+/// A broadphase under a seeded churn: every run makes the same calls in the same order.
 class Churn {
  public:
   explicit Churn(const Config& config) : bp_(config), query_cost_(config.tree_query_cost), rng_(kSeed) {

@@ -23,6 +23,8 @@ constexpr int kWorldSteps = 240;
 /// The bench-* scenes have their own body count; the count asked for is ignored.
 constexpr std::uint32_t kSceneOwnBodyCount = 0;
 constexpr std::uint64_t kSeed = 26;
+/// Coordinates of a point, rows and columns of a rotation.
+constexpr int kAxes = 3;
 
 /// Tuned so that a world of about a thousand bodies takes every path the kernels and threads
 /// change: leaves over 8 entries are swept (the sweep kernels, not only the all-against-all
@@ -45,9 +47,9 @@ agrid::Config world_config(Kernel kernel) {
 void add_bodies(scenes::BulletWorld& world, RunningHash& hash) {
   for (const btRigidBody* body : world.harness().bodies()) {
     const btTransform& t = body->getWorldTransform();
-    for (int axis = 0; axis < 3; ++axis) hash.add(t.getOrigin()[axis]);
-    for (int row = 0; row < 3; ++row) {
-      for (int column = 0; column < 3; ++column) hash.add(t.getBasis()[row][column]);
+    for (int axis = 0; axis < kAxes; ++axis) hash.add(t.getOrigin()[axis]);
+    for (int row = 0; row < kAxes; ++row) {
+      for (int column = 0; column < kAxes; ++column) hash.add(t.getBasis()[row][column]);
     }
   }
 }
