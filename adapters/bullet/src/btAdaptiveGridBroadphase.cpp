@@ -174,8 +174,7 @@ class btAdaptiveGridBroadphase::Impl {
   /// proxies' stamps: a proxy given two setAabb calls counts once.)
   std::uint32_t m_step = 1;
   std::uint32_t m_filtersChecked = 0;
-  /// setAabb calls since the last calculateOverlappingPairs (beside the step's other counts:
-  /// setAabb touches one cache line of the Impl).
+  /// setAabb calls since the last calculateOverlappingPairs, beside the step's other counts.
   int m_setAabbCalls = 0;
   /// The cache's btOverlapFilterCallback as last seen. While one is set it decides pairs on its
   /// own: agrid does not filter by group and mask and every overlapping pair is offered.
