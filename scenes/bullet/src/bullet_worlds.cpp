@@ -65,7 +65,8 @@ const WorldSceneInfo* find_world_scene(std::string_view name) {
   return nullptr;
 }
 
-BulletWorld::BulletWorld(std::string_view scene, BroadphaseKind kind, std::uint32_t bodies, std::uint64_t seed) {
+BulletWorld::BulletWorld(std::string_view scene, BroadphaseKind kind, std::uint32_t bodies, std::uint64_t seed,
+                         const agrid::Config& config) {
   const detail::WorldScene& definition = scene_named(scene);
   if (bodies == 0 && !definition.info.fixed_bodies) {
     throw std::invalid_argument("agrid::scenes::BulletWorld: at least one body");
@@ -75,6 +76,7 @@ BulletWorld::BulletWorld(std::string_view scene, BroadphaseKind kind, std::uint3
   bounds_max_ = extent.hi + btVector3(kSapMargin, kSapMargin, kSapMargin);
   HarnessDef def;
   def.kind = kind;
+  def.config = config;
   def.gravity = kBulletDefaultGravity;
   def.timed = true;
   def.motion_states = true;

@@ -1,7 +1,8 @@
 // Consumer of agrid::bullet, however it was taken (installed package, pkg-config, a
 // subproject), in any C++ standard from 11: the one-line swap in a Bullet world. A box falls on
-// a static plane and must come to rest on it, touching it (one pair in the cache); agrid's
-// version must be the one the build expects (EXPECTED_VERSION, when given).
+// a static plane and must come to rest on it, touching it (one pair in the cache, as the
+// adapter's step stats say too); agrid's version must be the one the build expects
+// (EXPECTED_VERSION, when given).
 // Exits 0 only if both hold.
 
 #include <agrid/bullet/btAdaptiveGridBroadphase.h>
@@ -39,6 +40,7 @@ int main() {
   for (int step = 0; step < 180; ++step) world.stepSimulation(1.0f / 60, 1, 1.0f / 60);
   const btScalar height = box.getWorldTransform().getOrigin().y();
   const int pairs = broadphase.getOverlappingPairCache()->getNumOverlappingPairs();
+  const btAdaptiveGridBroadphaseStats& stats = broadphase.lastStepStats();  // the last step's cost
   world.removeRigidBody(&box);
   world.removeRigidBody(&ground);
 #ifdef EXPECTED_VERSION
@@ -47,6 +49,11 @@ int main() {
     return 1;
   }
 #endif
+  if (stats.m_pairs != pairs || !(stats.m_calculateOverlappingPairsSeconds > 0)) {
+    std::printf("consumer: the step stats say %d pairs in %g s, the cache holds %d\n", stats.m_pairs,
+                stats.m_calculateOverlappingPairsSeconds, pairs);
+    return 1;
+  }
   if (pairs == 1 && height > 0.4f && height < 0.6f) {
     std::printf("consumer: ok, agrid %s, %s precision, C++%ld: the box rests at y = %.3f with 1 pair\n",
                 AGRID_VERSION_STRING, sizeof(btScalar) == 8 ? "double" : "single", __cplusplus / 100 % 100,

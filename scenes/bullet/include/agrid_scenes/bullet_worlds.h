@@ -85,9 +85,11 @@ struct CastRay {
 /// A Bullet world of one scene with one broadphase, and everything it owns.
 class BulletWorld {
  public:
-  /// `scene` is a name or short name of world_scenes(). Throws std::invalid_argument for an
-  /// unknown scene, or for zero bodies in a scene that takes a body count.
-  BulletWorld(std::string_view scene, BroadphaseKind kind, std::uint32_t bodies, std::uint64_t seed = 1);
+  /// `scene` is a name or short name of world_scenes(); `config` tunes the agrid broadphase
+  /// (agrid only). Throws std::invalid_argument for an unknown scene, or for zero bodies in a
+  /// scene that takes a body count.
+  BulletWorld(std::string_view scene, BroadphaseKind kind, std::uint32_t bodies, std::uint64_t seed = 1,
+              const agrid::Config& config = {});
   ~BulletWorld();
   BulletWorld(const BulletWorld&) = delete;
   BulletWorld& operator=(const BulletWorld&) = delete;
