@@ -1,27 +1,29 @@
 # Installation: headers, libraries, a relocatable CMake package (find_package(agrid 0.3 CONFIG
-# COMPONENTS bullet)) and pkg-config files (agrid, agrid-bullet, agrid-bullet-float64).
+# COMPONENTS bullet)) and pkg-config files (agrid, agrid-bullet, agrid-bullet-float64). Each file
+# belongs to an install component, one per package cmake/package.cmake makes: dev (the core
+# library) and bullet (the Bullet adapters); the Python package's are in adapters/python.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 install(TARGETS agrid EXPORT agridTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY plugin/include/agrid DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ${AGRID_VERSION_HEADER} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/agrid)
-install(EXPORT agridTargets NAMESPACE agrid:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/agrid)
+install(DIRECTORY plugin/include/agrid DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
+install(FILES ${AGRID_VERSION_HEADER} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/agrid COMPONENT dev)
+install(EXPORT agridTargets NAMESPACE agrid:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/agrid COMPONENT dev)
 
 # One export set per Bullet adapter: the package's config finds that adapter's Bullet first.
 # agrid_install_bullet_adapter(<target> <export set>)
 function(agrid_install_bullet_adapter target export_set)
   install(TARGETS ${target} EXPORT ${export_set}
-          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT bullet
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT bullet
           INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-  install(EXPORT ${export_set} NAMESPACE agrid:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/agrid)
+  install(EXPORT ${export_set} NAMESPACE agrid:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/agrid COMPONENT bullet)
 endfunction()
 if(TARGET agrid_bullet)
-  install(DIRECTORY adapters/bullet/include/agrid DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(DIRECTORY adapters/bullet/include/agrid DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT bullet)
   agrid_install_bullet_adapter(agrid_bullet agridBulletTargets)
 endif()
 if(TARGET agrid_bullet_float64)
@@ -36,29 +38,29 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/agridConfigVersion.
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/agridConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/agridConfigVersion.cmake
-        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/agrid)
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/agrid COMPONENT dev)
 
 # pkg-config files, relocatable: the prefix is found from where the .pc file lies.
 set(AGRID_PKGCONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 file(RELATIVE_PATH AGRID_PC_TO_PREFIX "/prefix/${AGRID_PKGCONFIG_DIR}" "/prefix")
 string(REGEX REPLACE "/$" "" AGRID_PC_TO_PREFIX "${AGRID_PC_TO_PREFIX}")
-# agrid_install_pkgconfig(<name> <description> <Requires> <libraries, as -l flags>)
-function(agrid_install_pkgconfig name description requires libs)
+# agrid_install_pkgconfig(<component> <name> <description> <Requires> <libraries, as -l flags>)
+function(agrid_install_pkgconfig component name description requires libs)
   set(AGRID_PC_NAME ${name})
   set(AGRID_PC_DESCRIPTION ${description})
   set(AGRID_PC_REQUIRES ${requires})
   set(AGRID_PC_LIBS ${libs})
   configure_file(${PROJECT_SOURCE_DIR}/cmake/agrid.pc.in ${CMAKE_CURRENT_BINARY_DIR}/${name}.pc @ONLY)
-  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/${name}.pc DESTINATION ${AGRID_PKGCONFIG_DIR})
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/${name}.pc DESTINATION ${AGRID_PKGCONFIG_DIR} COMPONENT ${component})
 endfunction()
 # agrid is a static library by default: its users link oneTBB too (Requires, not
 # Requires.private, so that a plain --libs gives everything).
-agrid_install_pkgconfig(agrid "${PROJECT_DESCRIPTION} (C++20)" "tbb" "-lagrid")
+agrid_install_pkgconfig(dev agrid "${PROJECT_DESCRIPTION} (C++20)" "tbb" "-lagrid")
 if(TARGET agrid_bullet)
-  agrid_install_pkgconfig(agrid-bullet "btAdaptiveGridBroadphase for Bullet (C++11 and later)" "bullet tbb"
+  agrid_install_pkgconfig(bullet agrid-bullet "btAdaptiveGridBroadphase for Bullet (C++11 and later)" "bullet tbb"
                           "-lagrid_bullet -lagrid")
 endif()
 if(TARGET agrid_bullet_float64)
-  agrid_install_pkgconfig(agrid-bullet-float64 "btAdaptiveGridBroadphase for double-precision Bullet (C++11 and later)"
+  agrid_install_pkgconfig(bullet agrid-bullet-float64 "btAdaptiveGridBroadphase for double-precision Bullet (C++11 and later)"
                           "bullet-float64 tbb" "-lagrid_bullet_float64 -lagrid")
 endif()

@@ -1,11 +1,12 @@
 # Driven by the install.* tests (see CMakeLists.txt) with cmake -P: builds and runs a consumer
 # that takes agrid one way, with nothing from agrid's build tree but what that way gives.
-# Inputs: TAKE (package, pkgconfig, add_subdirectory, fetchcontent or python), WORK_DIR,
+# Inputs: TAKE (package, pkgconfig, add_subdirectory, fetchcontent, python or deb), WORK_DIR,
 # CONSUMER_SOURCE_DIR, GENERATOR, CXX_COMPILER, CXX_FLAGS, CONFIG, SANITIZE, TBB_DIR,
-# CONSUMER_CXX_STANDARD, AGRID_EXPECTED_VERSION; AGRID_BUILD_DIR (installed: package, pkgconfig)
-# or AGRID_SOURCE_DIR (built inside the consumer: add_subdirectory, fetchcontent);
-# AGRID_COMPONENT (package), PC_MODULE (pkgconfig), or PYTHON and PYTHON_DIR (python). Every step
-# that fails fails the test.
+# CONSUMER_CXX_STANDARD, AGRID_EXPECTED_VERSION; AGRID_BUILD_DIR (installed: package, pkgconfig,
+# python, deb) or AGRID_SOURCE_DIR (built inside the consumer: add_subdirectory, fetchcontent);
+# AGRID_COMPONENT (package, deb), PC_MODULE (pkgconfig), PYTHON and PYTHON_DIR (python, deb);
+# for deb, the packages' Debian layout: PACKAGES (names), DEPENDS_<name> (what each must depend
+# on) and PYTHON_DEBIAN_DIR. Every step that fails fails the test.
 cmake_minimum_required(VERSION 3.25)
 
 foreach(var TAKE WORK_DIR CONSUMER_SOURCE_DIR GENERATOR CXX_COMPILER)
@@ -15,6 +16,11 @@ foreach(var TAKE WORK_DIR CONSUMER_SOURCE_DIR GENERATOR CXX_COMPILER)
 endforeach()
 
 set(prefix "${WORK_DIR}/prefix")
+if(TAKE STREQUAL "deb")
+  # The packages install into /usr: their files are unpacked into root/usr.
+  set(deb_root "${WORK_DIR}/root")
+  set(prefix "${deb_root}/usr")
+endif()
 set(consumer_build "${WORK_DIR}/build")
 
 # Start fresh so that nothing from an earlier run (or an older install) is picked up.
@@ -40,22 +46,33 @@ if(CONFIG)
   set(config_args --config "${CONFIG}")
 endif()
 
-# Installs agrid's build tree into the prefix; every installed file must be inside it (an
-# absolute DESTINATION would escape it).
+# Installs agrid's build tree into <into> (default: the prefix); every installed file must be
+# inside it (an absolute DESTINATION would escape it). Sets installed_files in the caller: their
+# paths relative to <into>.
 function(install_agrid)
-  run_step(install "${CMAKE_COMMAND}" --install "${AGRID_BUILD_DIR}" --prefix "${prefix}" ${config_args})
+  set(into "${prefix}")
+  if(ARGC GREATER 0)
+    set(into "${ARGV0}")
+  endif()
+  run_step(install "${CMAKE_COMMAND}" --install "${AGRID_BUILD_DIR}" --prefix "${into}" ${config_args})
   string(REGEX MATCHALL "-- (Installing|Up-to-date): [^\n]*" installed "${step_output}")
   if(NOT installed)
     message(FATAL_ERROR "install.${TAKE}: the install step installed nothing:\n${step_output}")
   endif()
+  set(relative_paths)
   foreach(line IN LISTS installed)
     string(REGEX REPLACE "^-- (Installing|Up-to-date): " "" path "${line}")
-    cmake_path(IS_PREFIX prefix "${path}" NORMALIZE inside)
+    cmake_path(IS_PREFIX into "${path}" NORMALIZE inside)
     if(NOT inside)
-      message(FATAL_ERROR "install.${TAKE}: installed outside the prefix ${prefix}: ${path}")
+      message(FATAL_ERROR "install.${TAKE}: installed outside the prefix ${into}: ${path}")
     endif()
+    cmake_path(RELATIVE_PATH path BASE_DIRECTORY "${into}")
+    list(APPEND relative_paths "${path}")
   endforeach()
+  set(installed_files "${relative_paths}" PARENT_SCOPE)
 endfunction()
+
+include("${CMAKE_CURRENT_LIST_DIR}/deb_packages.cmake")
 
 # A sanitized agrid is a static library full of sanitizer calls: its consumer must link the
 # runtimes. (A subproject builds its own agrid, unsanitized.)
@@ -72,21 +89,27 @@ if(SANITIZE AND NOT TAKE MATCHES "^(add_subdirectory|fetchcontent)$")
 endif()
 string(STRIP "${flags}" flags)
 
-set(consumer_exe "${consumer_build}/consumer")
-if(TAKE STREQUAL "python")
-  # The Python package, installed: imported from the prefix's Python path alone.
-  install_agrid()
-  set(ENV{PYTHONPATH} "${prefix}/${PYTHON_DIR}")
+# Imports the Python package from <python path> under the prefix alone, module included, and
+# finds one pair with it.
+function(import_agrid python_path)
+  set(ENV{PYTHONPATH} "${prefix}/${python_path}")
   # Lines, not semicolons: CMake would split the argument at them.
   string(JOIN "\n" script
-    "import agrid, numpy as np"
-    "assert agrid.__file__.startswith('${prefix}'), agrid.__file__"
+    "import agrid, agrid._agrid, numpy as np"
+    "for m in (agrid, agrid._agrid): assert m.__file__.startswith('${prefix}/'), m.__file__"
     "p = agrid.find_all_pairs(np.zeros((2, 3)), np.ones((2, 3)))"
     "assert p.tolist() == [[0, 1]], p"
     "print('consumer: ok, agrid imported from', agrid.__file__)")
   run_step(run "${PYTHON}" -c "${script}")
   string(STRIP "${step_output}" step_output)
   message(STATUS "install.${TAKE}: ${step_output}")
+endfunction()
+
+set(consumer_exe "${consumer_build}/consumer")
+if(TAKE STREQUAL "python")
+  # The Python package, installed: imported from the prefix's Python path alone.
+  install_agrid()
+  import_agrid("${PYTHON_DIR}")
   return()
 elseif(TAKE STREQUAL "pkgconfig")
   # A Makefile user: pkg-config gives the flags, the compiler is called directly.
@@ -111,6 +134,14 @@ else()
   if(TAKE STREQUAL "package")
     install_agrid()
     list(APPEND configure_args "-DCMAKE_PREFIX_PATH=${prefix}" "-DAGRID_COMPONENT=${AGRID_COMPONENT}")
+  elseif(TAKE STREQUAL "deb")
+    unpack_deb_packages()
+    if(PYTHON_DEBIAN_DIR)
+      import_agrid("${PYTHON_DEBIAN_DIR}")
+    endif()
+    # Nothing but the unpacked root: not an agrid in /usr/local, not one a build tree registered.
+    list(APPEND configure_args "-DCMAKE_PREFIX_PATH=${prefix}" "-DAGRID_COMPONENT=${AGRID_COMPONENT}"
+         -DCMAKE_IGNORE_PREFIX_PATH=/usr/local -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
   else()
     list(APPEND configure_args "-DAGRID_SOURCE_DIR=${AGRID_SOURCE_DIR}" "-DAGRID_TAKE=${TAKE}")
   endif()
@@ -129,7 +160,7 @@ else()
   endif()
   run_step(configure "${CMAKE_COMMAND}" ${configure_args})
 
-  if(TAKE STREQUAL "package")
+  if(TAKE MATCHES "^(package|deb)$")
     # The package must come from the prefix, not from some other agrid on the machine.
     file(STRINGS "${consumer_build}/CMakeCache.txt" agrid_dir_line REGEX "^agrid_DIR:")
     string(REGEX REPLACE "^agrid_DIR:[A-Z]+=" "" agrid_dir "${agrid_dir_line}")
@@ -141,6 +172,9 @@ else()
   run_step(build "${CMAKE_COMMAND}" --build "${consumer_build}" --parallel 2 ${config_args})
   if(CONFIG AND EXISTS "${consumer_build}/${CONFIG}/consumer")
     set(consumer_exe "${consumer_build}/${CONFIG}/consumer")
+  endif()
+  if(TAKE STREQUAL "deb")
+    check_headers_from_root()
   endif()
 endif()
 
