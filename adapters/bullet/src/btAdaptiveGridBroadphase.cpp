@@ -117,7 +117,7 @@ class btAdaptiveGridBroadphase::Impl {
   btBroadphaseProxy* createProxy(const btVector3& aabbMin, const btVector3& aabbMax, void* userPtr,
                                  int collisionFilterGroup, int collisionFilterMask);
   void destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher);
-  /// Stores the AABB, counting the call for the step's stats.
+  /// Stores the AABB, stamping the proxy as given one in this step (the step's stats count them).
   void setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax);
   /// setAabb, timed for the step's stats.
   void timedSetAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax);
@@ -174,8 +174,6 @@ class btAdaptiveGridBroadphase::Impl {
   /// proxies' stamps: a proxy given two setAabb calls counts once.)
   std::uint32_t m_step = 1;
   std::uint32_t m_filtersChecked = 0;
-  /// setAabb calls since the last calculateOverlappingPairs, beside the step's other counts.
-  int m_setAabbCalls = 0;
   /// The cache's btOverlapFilterCallback as last seen. While one is set it decides pairs on its
   /// own: agrid does not filter by group and mask and every overlapping pair is offered.
   btOverlapFilterCallback* m_filterCallback = nullptr;
@@ -274,10 +272,10 @@ void btAdaptiveGridBroadphase::Impl::destroyProxy(btBroadphaseProxy* proxy, btDi
 
 void btAdaptiveGridBroadphase::Impl::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin,
                                              const btVector3& aabbMax) {
-  ++m_setAabbCalls;
   // A filter changed on the live proxy (Bullet code may do that) is passed on first, also for
   // objects that do not move. The step's stamp counts the proxies checked here, so that
-  // calculateOverlappingPairs scans the others only when there are others.
+  // calculateOverlappingPairs scans the others only when there are others; the count is also
+  // the step's stats' m_setAabbObjects.
   auto* p = static_cast<btAdaptiveGridProxy*>(proxy);
   m_filtersChecked += p->m_filterCheckedStep != m_step ? 1u : 0u;
   p->m_filterCheckedStep = m_step;
@@ -404,11 +402,10 @@ void btAdaptiveGridBroadphase::Impl::timedCalculateOverlappingPairs(btDispatcher
   const Clock::time_point start = Clock::now();
   m_stats.m_pairsBegan = 0;
   m_stats.m_pairsEnded = 0;
+  m_stats.m_setAabbObjects = static_cast<int>(m_filtersChecked);  // before the step resets it
   calculateOverlappingPairs(dispatcher);
   m_stats.m_pairs = m_pairCache->getNumOverlappingPairs();
-  m_stats.m_setAabbCalls = m_setAabbCalls;
   m_stats.m_setAabbSeconds = seconds(m_setAabbTime);
-  m_setAabbCalls = 0;
   m_setAabbTime = Clock::duration::zero();
   m_stats.m_calculateOverlappingPairsSeconds = seconds(Clock::now() - start);
 }

@@ -54,7 +54,7 @@ struct Config;     // <agrid/config.h> (C++11 and later)
 ///       tbb::global_control cap(tbb::global_control::max_allowed_parallelism, 2);
 ///
 /// * lastStepStats() tells what the last step cost and changed: the time of
-///   calculateOverlappingPairs, the setAabb calls before it (and their time, when
+///   calculateOverlappingPairs, the objects given setAabb before it (and the calls' time, when
 ///   setTimeSetAabbCalls(true)), and the pairs begun, ended and held: a game's own broadphase
 ///   cost per step, without a profiler.
 class btAdaptiveGridBroadphase : public btBroadphaseInterface {
@@ -103,7 +103,7 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
   /// The agrid broadphase behind the adapter (stats, queries in handles; <agrid/broadphase.h>).
   const agrid::Broadphase& broadphase() const;
 
-  /// What the last calculateOverlappingPairs cost and changed, and the setAabb calls before it.
+  /// What the last calculateOverlappingPairs cost and changed, and the objects given setAabb before it.
   const btAdaptiveGridBroadphaseStats& lastStepStats() const;
   /// Times every setAabb call (off by default: two clock reads cost more than an unchanged AABB's
   /// setAabb); calls are counted either way.

@@ -3,16 +3,17 @@
 // C++11 and later, as the adapter's header.
 
 /// What the last calculateOverlappingPairs of a btAdaptiveGridBroadphase cost and changed, and
-/// the setAabb calls before it: a game's own broadphase cost per step
+/// the objects given setAabb before it: a game's own broadphase cost per step
 /// (btAdaptiveGridBroadphase::lastStepStats()). All zero before the first step.
 struct btAdaptiveGridBroadphaseStats {
   /// Wall time of the last calculateOverlappingPairs, in seconds.
   double m_calculateOverlappingPairsSeconds = 0;
-  /// setAabb calls between the previous calculateOverlappingPairs and the last one: one per
-  /// collision object the world updated in the step (btCollisionWorld::updateAabbs).
-  int m_setAabbCalls = 0;
-  /// The wall time of those calls, in seconds; 0 unless setAabb timing is on
-  /// (btAdaptiveGridBroadphase::setTimeSetAabbCalls).
+  /// Live collision objects created or given setAabb between the previous
+  /// calculateOverlappingPairs and the last one, each counted once: the objects the world
+  /// updated in the step (btCollisionWorld::updateAabbs gives each one call).
+  int m_setAabbObjects = 0;
+  /// The wall time of the setAabb calls between those two, in seconds; 0 unless setAabb timing
+  /// is on (btAdaptiveGridBroadphase::setTimeSetAabbCalls).
   double m_setAabbSeconds = 0;
   /// Pairs the last calculateOverlappingPairs added to the pair cache: those that began, and
   /// any it put back after others removed them while they still overlap.
