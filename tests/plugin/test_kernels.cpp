@@ -9,22 +9,13 @@
 #include "agrid/agrid.h"
 #include "agrid_scenes/scenes.h"
 #include "oracle/oracle.h"
+#include "support/kernels.h"
 #include "support/test_support.h"
 
 namespace agrid::test {
 namespace {
 
 const Kernel kKernels[] = {Kernel::automatic, Kernel::scalar, Kernel::avx2, Kernel::avx512};
-
-std::string kernel_name(Kernel k) {
-  switch (k) {
-    case Kernel::automatic: return "automatic";
-    case Kernel::scalar: return "scalar";
-    case Kernel::avx2: return "avx2";
-    case Kernel::avx512: return "avx512";
-  }
-  return "?";
-}
 
 class Kernels : public ::testing::TestWithParam<Kernel> {};
 
@@ -48,7 +39,7 @@ TEST_P(Kernels, MatchOracleOnRandomAndAdversarialScenes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Kernels, ::testing::ValuesIn(kKernels),
-                         [](const ::testing::TestParamInfo<Kernel>& param) { return kernel_name(param.param); });
+                         [](const ::testing::TestParamInfo<Kernel>& param) { return std::string(name(param.param)); });
 
 TEST(Kernels, AnOutOfRangeKernelIsAProblem) {
   Config config;
