@@ -1,9 +1,11 @@
 #pragma once
-// btAdaptiveGridProxy: a Bullet proxy with its handle in the agrid::Broadphase behind it.
+// btAdaptiveGridProxy: a Bullet proxy with its handle in the agrid::Broadphase behind it, the head
+// of its list of pairs in the pair cache, and what the adapter last saw of its filter.
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseProxy.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "agrid/broadphase.h"
 
@@ -11,14 +13,45 @@
 ATTRIBUTE_ALIGNED16(struct) btAdaptiveGridProxy : public btBroadphaseProxy {
   BT_DECLARE_ALIGNED_ALLOCATOR();
 
+  /// m_handle of a destroyed proxy whose slot has not been reused: destroyProxy refuses it.
+  static constexpr agrid::Handle kDestroyed = 0xffffffffu;
+  /// m_pairs of a proxy in no pair of the cache.
+  static constexpr std::int32_t kNoPairs = -1;
+  /// The top bit of m_overlaps: the proxy is listed among those whose filter is watched.
+  static constexpr std::uint32_t kWatchedBit = 0x80000000u;
+
   agrid::Handle m_handle = 0;
-  /// The filter agrid was last given: Bullet code may change m_collisionFilterGroup/Mask on a
-  /// live proxy at any time, and the broadphase compares the two to see it.
-  int m_agridGroup = 0;
-  int m_agridMask = 0;
-  /// The step in which the filters were last compared (see calculateOverlappingPairs).
-  std::uint32_t m_filterCheckedStep = 0;
+  /// The first of this proxy's pairs in the adapter's pair cache (ProxyPairCache's lists), or
+  /// kNoPairs.
+  std::int32_t m_pairs = kNoPairs;
+  /// The filter the adapter last saw: Bullet code may change m_collisionFilterGroup/Mask on a
+  /// live proxy at any time; for the proxies whose filter can change a pair, the adapter compares
+  /// the two every step (see calculateOverlappingPairs).
+  int m_seenGroup = 0;
+  int m_seenMask = 0;
+  /// The step in which setAabb last reached this proxy (the step's stats count each proxy once).
+  std::uint32_t m_setAabbStep = 0;
+  /// How many of agrid's pairs (overlapping boxes, whatever the filters say) hold this proxy, and
+  /// kWatchedBit while it is listed among the watched proxies.
+  std::uint32_t m_overlaps = 0;
 
   btAdaptiveGridProxy(const btVector3& aabbMin, const btVector3& aabbMax, void* userPtr, int group, int mask)
-      : btBroadphaseProxy(aabbMin, aabbMax, userPtr, group, mask) {}
+      : btBroadphaseProxy(aabbMin, aabbMax, userPtr, group, mask), m_seenGroup(group), m_seenMask(mask) {}
+
+  /// True iff Bullet code changed the group or mask since the adapter last saw them.
+  [[nodiscard]] bool filterChanged() const noexcept {
+    return m_collisionFilterGroup != m_seenGroup || m_collisionFilterMask != m_seenMask;
+  }
+  /// The adapter has seen the filter as it is now.
+  void seeFilter() noexcept {
+    m_seenGroup = m_collisionFilterGroup;
+    m_seenMask = m_collisionFilterMask;
+  }
+  /// Overlapping boxes this proxy has, by agrid's last update.
+  [[nodiscard]] std::uint32_t overlaps() const noexcept { return m_overlaps & ~kWatchedBit; }
+  [[nodiscard]] bool watched() const noexcept { return (m_overlaps & kWatchedBit) != 0; }
 };
+
+// A slot is given back without running a destructor: the proxy's memory keeps kDestroyed until
+// it is reused, so that a second destroyProxy can be refused.
+static_assert(std::is_trivially_destructible<btAdaptiveGridProxy>::value, "proxies are freed without a destructor");

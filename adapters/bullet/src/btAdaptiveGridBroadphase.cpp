@@ -20,19 +20,26 @@
 
 #include "adaptive_grid_proxy.h"
 #include "agrid/broadphase.h"
+#include "agrid_assert.h"
 #include "agrid/config.h"
+#include "proxy_pair_cache.h"
 #include "proxy_pool.h"
 #include "scalar_conversion.h"
-#include "watched_pair_cache.h"
 
 namespace {
 
 using agrid::bullet_detail::toBox;
 using agrid::bullet_detail::toSegment;
+using agrid::bullet_detail::ProxyPairCache;
 using Clock = std::chrono::steady_clock;
 
-/// Every group meets every mask: what agrid is told when a user's filter callback decides.
+/// Every group meets every mask: agrid finds every pair of overlapping boxes, and the pair cache
+/// decides with the filters as they are when the pair is offered (see calculateOverlappingPairs).
 constexpr agrid::Filter kPassAll{0xffffffffu, 0xffffffffu};
+
+/// A per-handle array is shrunk when its capacity is more than this many times its size, to
+/// twice its size: far enough apart that a world that breathes does not reallocate every step.
+constexpr std::size_t kShrinkWhenCapacityOver = 4;
 
 [[nodiscard]] double seconds(Clock::duration d) noexcept { return std::chrono::duration<double>(d).count(); }
 
@@ -48,11 +55,6 @@ constexpr agrid::Filter kPassAll{0xffffffffu, 0xffffffffu};
   const agrid::Handle a = handleOf(p0);
   const agrid::Handle b = handleOf(p1);
   return {std::min(a, b), std::max(a, b)};
-}
-
-/// True iff Bullet code changed the proxy's group or mask since agrid was last given them.
-[[nodiscard]] bool filterChanged(const btAdaptiveGridProxy& p) noexcept {
-  return p.m_collisionFilterGroup != p.m_agridGroup || p.m_collisionFilterMask != p.m_agridMask;
 }
 
 /// A pair of proxies as a well-mixed 64-bit number, the same in either order; sums of these
@@ -147,11 +149,25 @@ class btAdaptiveGridBroadphase::Impl {
   static constexpr std::uint32_t kRemoved = 0xffffffffu;
 
   void calculateOverlappingPairs(btDispatcher* dispatcher);
-  [[nodiscard]] agrid::Filter filterOf(const btBroadphaseProxy& proxy) const noexcept;
-  void syncFilter(btAdaptiveGridProxy& proxy);
-  void syncAllFilters();
+  /// The proxy of a live handle, or of a destroyed one whose pairs agrid has not reported
+  /// ended yet (then null).
+  [[nodiscard]] btAdaptiveGridProxy* proxyOf(agrid::Handle handle) const noexcept { return m_proxies[handle]; }
+  /// The proxy given by Bullet, refused if it was destroyed already (and its slot not reused).
+  [[nodiscard]] static btAdaptiveGridProxy& liveProxy(btBroadphaseProxy* proxy, const char* call);
+  /// Compares the filters of the watched proxies with what was last seen; true iff one changed.
+  [[nodiscard]] bool watchedFilterChanged();
+  /// Counts the overlaps that began and ended per proxy; a proxy that gains its first is watched.
+  void countOverlaps(const agrid::PairChanges& changes);
   [[nodiscard]] bool applyFilterCallback();
+  /// True while refused pairs are kept and offered again every step: a filter callback decides,
+  /// and its answers may change without anything the adapter can see.
+  [[nodiscard]] bool keepsRefused() const noexcept { return m_filterCallback != nullptr; }
   void forgetRefused(const std::vector<agrid::Pair>& ended);
+  /// The destroyed proxies' slots go back to the pool, and the table by handle shrinks.
+  void releaseDestroyed();
+  /// Empty if the adapter's invariants hold (the watched proxies, the pool, the cache's lists),
+  /// else what is wrong; O(proxies + pairs), for AGRID_ASSERT.
+  [[nodiscard]] const char* problem() const;
   /// Removes `removed` from the cache, then offers it `offered` (none of them removed); those it
   /// refuses join m_refused. Each in ascending unique ids, as Bullet's broadphases do.
   void applyToCache(const std::vector<agrid::Pair>& removed, const std::vector<agrid::Pair>& offered,
@@ -162,25 +178,31 @@ class btAdaptiveGridBroadphase::Impl {
   void reconcile(btDispatcher* dispatcher);
 
   agrid::bullet_detail::ProxyPool m_proxyPool;
-  /// The cache the adapter owns and watches (null when the user gave one).
-  agrid::bullet_detail::WatchedPairCache* m_watchedCache = nullptr;
+  /// The cache the adapter owns (null when the user gave one).
+  ProxyPairCache* m_ownCache = nullptr;
   /// A btNullPairCache was given: no pairs, queries only.
   bool m_queriesOnly = false;
   std::vector<btAdaptiveGridProxy*> m_proxies;  ///< By handle; null once destroyed.
+  /// Destroyed since the last step: their slots go back to the pool then, so that a proxy
+  /// destroyed twice in a step is refused (its memory still says kDestroyed).
+  std::vector<btAdaptiveGridProxy*> m_destroyed;
+  /// The proxies whose filter can change a pair: those with an overlapping box (and some whose
+  /// overlaps ended since the last look, dropped at the next). Invariant: a live proxy with
+  /// overlaps() > 0 is listed, once, and has kWatchedBit set.
+  std::vector<btAdaptiveGridProxy*> m_watched;
   int m_nextUniqueId = 1;
   std::uint32_t m_liveProxies = 0;
-  /// Steps counted by calculateOverlappingPairs, and the live proxies whose filter setAabb has
-  /// compared in this step: when that is all of them, no scan is needed. (Exact through the
-  /// proxies' stamps: a proxy given two setAabb calls counts once.)
+  /// Steps counted by calculateOverlappingPairs, and the live proxies created or given setAabb
+  /// in this step (each once, through the proxies' stamps): the step's stats.
   std::uint32_t m_step = 1;
-  std::uint32_t m_filtersChecked = 0;
-  /// The cache's btOverlapFilterCallback as last seen. While one is set it decides pairs on its
-  /// own: agrid does not filter by group and mask and every overlapping pair is offered.
+  std::uint32_t m_setAabbObjects = 0;
+  /// The cache's btOverlapFilterCallback as last seen. While one is set, refused pairs are kept
+  /// and offered again every step (keepsRefused).
   btOverlapFilterCallback* m_filterCallback = nullptr;
-  /// A filter changed while a callback decides: the callback is asked again about every pair.
+  /// A watched proxy's filter changed: the cache is asked again about every pair.
   bool m_recheckPairs = false;
-  /// Pairs of agrid's set (handles, sorted) that the cache refused (its filter callback):
-  /// offered again every step while they overlap, since the callback's answer may change.
+  /// Pairs of agrid's set (handles, sorted) that the cache's filter callback refused: offered
+  /// again every step while they overlap. Empty while no callback is set.
   std::vector<agrid::Pair> m_refused;
   // Scratch, kept between steps: pairs offered, in the cache, to remove, missing; as proxies.
   std::vector<agrid::Pair> m_offered;
@@ -204,25 +226,27 @@ btAdaptiveGridBroadphase::Impl::Impl(btOverlappingPairCache* pairCache, const ag
     }
   }
   if (pairCache == nullptr) {
-    void* memory = btAlignedAlloc(sizeof(agrid::bullet_detail::WatchedPairCache), 16);
-    m_watchedCache = new (memory) agrid::bullet_detail::WatchedPairCache();
-    m_pairCache = m_watchedCache;
+    void* memory = btAlignedAlloc(sizeof(ProxyPairCache), 16);
+    m_ownCache = new (memory) ProxyPairCache();
+    m_pairCache = m_ownCache;
   }
 }
 
 btAdaptiveGridBroadphase::Impl::~Impl() {
-  for (btAdaptiveGridProxy* proxy : m_proxies) {
-    if (proxy != nullptr) proxy->~btAdaptiveGridProxy();  // the pool frees the memory
-  }
-  if (m_watchedCache != nullptr) {
-    m_watchedCache->~WatchedPairCache();
-    btAlignedFree(m_watchedCache);
+  // The proxies need no destructor (adaptive_grid_proxy.h); the pool frees their memory.
+  if (m_ownCache != nullptr) {
+    m_ownCache->~ProxyPairCache();
+    btAlignedFree(m_ownCache);
   }
 }
 
-agrid::Filter btAdaptiveGridBroadphase::Impl::filterOf(const btBroadphaseProxy& proxy) const noexcept {
-  if (m_filterCallback != nullptr) return kPassAll;
-  return {static_cast<std::uint32_t>(proxy.m_collisionFilterGroup), static_cast<std::uint32_t>(proxy.m_collisionFilterMask)};
+btAdaptiveGridProxy& btAdaptiveGridBroadphase::Impl::liveProxy(btBroadphaseProxy* proxy, const char* call) {
+  auto* p = static_cast<btAdaptiveGridProxy*>(proxy);
+  if (p == nullptr || p->m_handle == btAdaptiveGridProxy::kDestroyed) {
+    throw std::invalid_argument(std::string("btAdaptiveGridBroadphase::") + call +
+                                ": the proxy is null or was destroyed already");
+  }
+  return *p;
 }
 
 btBroadphaseProxy* btAdaptiveGridBroadphase::Impl::createProxy(const btVector3& aabbMin, const btVector3& aabbMax,
@@ -234,58 +258,51 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::Impl::createProxy(const btVector3& 
   void* memory = m_proxyPool.allocate();
   auto* proxy = new (memory) btAdaptiveGridProxy(aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask);
   proxy->m_uniqueId = m_nextUniqueId++;  // from 1, never reused, as btDbvtBroadphase
-  proxy->m_agridGroup = collisionFilterGroup;
-  proxy->m_agridMask = collisionFilterMask;
   bool created = false;
   try {
-    proxy->m_handle = m_broadphase.create(toBox(aabbMin, aabbMax), filterOf(*proxy));
+    proxy->m_handle = m_broadphase.create(toBox(aabbMin, aabbMax), kPassAll);
     created = true;
     if (m_proxies.size() <= proxy->m_handle) m_proxies.resize(proxy->m_handle + std::size_t{1}, nullptr);
   } catch (...) {
     if (created) m_broadphase.remove(proxy->m_handle);  // no object without its proxy
-    proxy->~btAdaptiveGridProxy();
     m_proxyPool.release(proxy);
     throw;
   }
   m_proxies[proxy->m_handle] = proxy;
   ++m_liveProxies;
-  proxy->m_filterCheckedStep = m_step;  // its filter is the one agrid was just given
-  ++m_filtersChecked;
+  proxy->m_setAabbStep = m_step;  // counted in the step's stats as an object given a box
+  ++m_setAabbObjects;
   return proxy;
 }
 
 void btAdaptiveGridBroadphase::Impl::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) {
-  auto* p = static_cast<btAdaptiveGridProxy*>(proxy);
-  // Bullet expects the proxy's pairs gone at once; the next update reports them as ended, and
-  // then finds nothing left to remove.
+  btAdaptiveGridProxy& p = liveProxy(proxy, "destroyProxy");
+  // Bullet expects the proxy's pairs gone at once (the adapter's cache: O(the proxy's pairs));
+  // the next update reports them as ended, and then finds nothing left to remove.
   {
-    const agrid::bullet_detail::WatchedPairCache::OwnEdits own(m_watchedCache);
-    m_pairCache->removeOverlappingPairsContainingProxy(p, dispatcher);
+    const ProxyPairCache::OwnEdits own(m_ownCache);
+    m_pairCache->removeOverlappingPairsContainingProxy(&p, dispatcher);
   }
-  m_broadphase.remove(p->m_handle);
-  m_proxies[p->m_handle] = nullptr;
+  m_broadphase.remove(p.m_handle);
+  m_proxies[p.m_handle] = nullptr;
   --m_liveProxies;
-  if (p->m_filterCheckedStep == m_step && m_filtersChecked > 0) --m_filtersChecked;
-  p->~btAdaptiveGridProxy();
-  m_proxyPool.release(p);
+  if (p.m_setAabbStep == m_step) --m_setAabbObjects;
+  p.m_handle = btAdaptiveGridProxy::kDestroyed;
+  m_destroyed.push_back(&p);
 }
 
 void btAdaptiveGridBroadphase::Impl::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin,
                                              const btVector3& aabbMax) {
-  // A filter changed on the live proxy (Bullet code may do that) is passed on first, also for
-  // objects that do not move. The step's stamp counts the proxies checked here, so that
-  // calculateOverlappingPairs scans the others only when there are others; the count is also
-  // the step's stats' m_setAabbObjects.
-  auto* p = static_cast<btAdaptiveGridProxy*>(proxy);
-  m_filtersChecked += p->m_filterCheckedStep != m_step ? 1u : 0u;
-  p->m_filterCheckedStep = m_step;
-  if (filterChanged(*p)) syncFilter(*p);
+  btAdaptiveGridProxy& p = liveProxy(proxy, "setAabb");
+  // The step's stamp counts each proxy once, for the step's stats.
+  m_setAabbObjects += p.m_setAabbStep != m_step ? 1u : 0u;
+  p.m_setAabbStep = m_step;
   // Static and sleeping objects get their unchanged AABB every step: answer from the proxy.
   // (A NaN compares unequal and takes the long way, where agrid compares bitwise.)
-  if (sameXyz(p->m_aabbMin, aabbMin) && sameXyz(p->m_aabbMax, aabbMax)) return;
-  p->m_aabbMin = aabbMin;
-  p->m_aabbMax = aabbMax;
-  m_broadphase.set_box(p->m_handle, toBox(aabbMin, aabbMax));
+  if (sameXyz(p.m_aabbMin, aabbMin) && sameXyz(p.m_aabbMax, aabbMax)) return;
+  p.m_aabbMin = aabbMin;
+  p.m_aabbMax = aabbMax;
+  m_broadphase.set_box(p.m_handle, toBox(aabbMin, aabbMax));
 }
 
 void btAdaptiveGridBroadphase::Impl::timedSetAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin,
@@ -315,51 +332,65 @@ void btAdaptiveGridBroadphase::Impl::aabbTest(const btVector3& aabbMin, const bt
   m_broadphase.for_each_overlap(toBox(aabbMin, aabbMax), [&](agrid::Handle h) { callback.process(m_proxies[h]); });
 }
 
-void btAdaptiveGridBroadphase::Impl::syncFilter(btAdaptiveGridProxy& proxy) {
-  proxy.m_agridGroup = proxy.m_collisionFilterGroup;
-  proxy.m_agridMask = proxy.m_collisionFilterMask;
-  // A filter callback may read groups and masks: it is asked again about every pair.
-  if (m_filterCallback != nullptr) {
-    m_recheckPairs = true;
-  } else {
-    m_broadphase.set_filter(proxy.m_handle, filterOf(proxy));
+bool btAdaptiveGridBroadphase::Impl::watchedFilterChanged() {
+  // Only a proxy with an overlapping box can gain or lose a pair by a filter change: the others'
+  // filters are read when a pair of theirs begins, as the cache decides on it. So the watched
+  // proxies are looked at, not the world (a static level with setForceUpdateAllAabbs(false)
+  // costs nothing here). Those destroyed or without overlaps since are dropped.
+  bool changed = false;
+  std::size_t kept = 0;
+  for (btAdaptiveGridProxy* p : m_watched) {
+    if (p->m_handle == btAdaptiveGridProxy::kDestroyed) continue;  // in the pool's quarantine
+    if (p->overlaps() == 0) {
+      p->m_overlaps = 0;  // unlisted
+      continue;
+    }
+    if (p->filterChanged()) {
+      p->seeFilter();
+      changed = true;
+    }
+    m_watched[kept++] = p;
   }
+  m_watched.resize(kept);
+  return changed;
 }
 
-void btAdaptiveGridBroadphase::Impl::syncAllFilters() {
-  // Proxies that got no setAabb this step (static objects with setForceUpdateAllAabbs(false),
-  // sleeping ones, proxies made by hand) may have had their filter changed all the same.
-  if (m_filtersChecked < m_liveProxies) {
-    for (btAdaptiveGridProxy* p : m_proxies) {
-      if (p != nullptr && filterChanged(*p)) syncFilter(*p);
+void btAdaptiveGridBroadphase::Impl::countOverlaps(const agrid::PairChanges& changes) {
+  for (const agrid::Pair& pair : changes.ended) {
+    for (const agrid::Handle h : {pair.first, pair.second}) {
+      if (btAdaptiveGridProxy* p = proxyOf(h)) --p->m_overlaps;  // the destroyed are gone already
     }
   }
-  // A new step: no proxy has been checked in it. (Should the count wrap, a stale stamp equal to
-  // the new step only makes the count smaller, which costs a scan and misses nothing.)
-  ++m_step;
-  m_filtersChecked = 0;
+  for (const agrid::Pair& pair : changes.began) {
+    for (const agrid::Handle h : {pair.first, pair.second}) {
+      btAdaptiveGridProxy* p = proxyOf(h);
+      AGRID_ASSERT(p != nullptr);  // pairs begin between live objects
+      if (p->overlaps() == 0) {
+        // Its pairs are decided now, with its filter as it is: from here it is watched.
+        p->seeFilter();
+        if (!p->watched()) m_watched.push_back(p);
+        p->m_overlaps |= btAdaptiveGridProxy::kWatchedBit;
+      }
+      ++p->m_overlaps;
+    }
+  }
 }
 
 bool btAdaptiveGridBroadphase::Impl::applyFilterCallback() {
-  // A user's filter callback may accept pairs that groups and masks refuse: then agrid offers
-  // every overlapping pair and the cache decides, as it does for btDbvtBroadphase. When the
-  // callback comes, goes or is replaced, every pair is asked about again.
+  // A user's filter callback may accept pairs that groups and masks refuse, and change its mind:
+  // while one is set, refused pairs are offered again every step. When the callback comes, goes
+  // or is replaced, every pair is asked about again.
   btOverlapFilterCallback* const callback = m_pairCache->getOverlapFilterCallback();
   if (callback == m_filterCallback) return false;
-  const bool modeChanged = (callback == nullptr) != (m_filterCallback == nullptr);
   m_filterCallback = callback;
-  if (modeChanged) {
-    for (btAdaptiveGridProxy* proxy : m_proxies) {
-      if (proxy != nullptr) m_broadphase.set_filter(proxy->m_handle, filterOf(*proxy));
-    }
-  }
+  if (!keepsRefused()) m_refused.clear();
   return true;
 }
 
 void btAdaptiveGridBroadphase::Impl::appendProxyPairs(const std::vector<agrid::Pair>& pairs, bool offered) {
   for (std::uint32_t i = 0; i < pairs.size(); ++i) {
-    btBroadphaseProxy* pa = m_proxies[pairs[i].first];
-    btBroadphaseProxy* pb = m_proxies[pairs[i].second];
+    btBroadphaseProxy* pa = proxyOf(pairs[i].first);
+    btBroadphaseProxy* pb = proxyOf(pairs[i].second);
     if (pa == nullptr || pb == nullptr) continue;  // destroyed: its pairs were purged then
     if (pa->m_uniqueId > pb->m_uniqueId) std::swap(pa, pb);
     m_scratch.push_back({pa, pb, offered ? i : kRemoved});
@@ -384,15 +415,17 @@ void btAdaptiveGridBroadphase::Impl::applyToCache(const std::vector<agrid::Pair>
     if (p.offered == kRemoved) m_pairCache->removeOverlappingPair(p.first, p.second, dispatcher);
   }
   const int heldAfterRemoving = m_pairCache->getNumOverlappingPairs();
-  m_refusedNow.assign(offered.size(), 0);
+  m_refusedNow.assign(keepsRefused() ? offered.size() : 0, 0);
   for (const ProxyPair& p : m_scratch) {
-    if (p.offered != kRemoved && m_pairCache->addOverlappingPair(p.first, p.second) == nullptr) m_refusedNow[p.offered] = 1;
+    if (p.offered == kRemoved) continue;
+    const bool refused = m_pairCache->addOverlappingPair(p.first, p.second) == nullptr;
+    if (refused && keepsRefused()) m_refusedNow[p.offered] = 1;
   }
   m_stats.m_pairsEnded += heldBefore - heldAfterRemoving;
   m_stats.m_pairsBegan += m_pairCache->getNumOverlappingPairs() - heldAfterRemoving;
   // Refused pairs in the offered pairs' order (by handle), merged into m_refused, which is sorted.
   const auto before = static_cast<std::ptrdiff_t>(m_refused.size());
-  for (std::uint32_t i = 0; i < offered.size(); ++i) {
+  for (std::uint32_t i = 0; i < m_refusedNow.size(); ++i) {
     if (m_refusedNow[i] != 0) m_refused.push_back(offered[i]);
   }
   std::inplace_merge(m_refused.begin(), m_refused.begin() + before, m_refused.end());
@@ -402,7 +435,7 @@ void btAdaptiveGridBroadphase::Impl::timedCalculateOverlappingPairs(btDispatcher
   const Clock::time_point start = Clock::now();
   m_stats.m_pairsBegan = 0;
   m_stats.m_pairsEnded = 0;
-  m_stats.m_setAabbObjects = static_cast<int>(m_filtersChecked);  // before the step resets it
+  m_stats.m_setAabbObjects = static_cast<int>(m_setAabbObjects);  // before the step resets it
   calculateOverlappingPairs(dispatcher);
   m_stats.m_pairs = m_pairCache->getNumOverlappingPairs();
   m_stats.m_setAabbSeconds = seconds(m_setAabbTime);
@@ -411,28 +444,70 @@ void btAdaptiveGridBroadphase::Impl::timedCalculateOverlappingPairs(btDispatcher
 }
 
 void btAdaptiveGridBroadphase::Impl::calculateOverlappingPairs(btDispatcher* dispatcher) {
+  // A new step: no proxy has been given a box in it. (Should the count wrap, a stale stamp equal
+  // to the new step only makes the stats' count smaller.)
+  ++m_step;
+  m_setAabbObjects = 0;
   if (m_queriesOnly) {  // btNullPairCache: keep the queries current, find no pairs
     m_broadphase.update_queries();
+    releaseDestroyed();
     return;
   }
   const bool callbackChanged = applyFilterCallback();
-  syncAllFilters();
+  m_recheckPairs = watchedFilterChanged();
   const agrid::PairChanges& changes = m_broadphase.update();
+  countOverlaps(changes);
   {
-    const agrid::bullet_detail::WatchedPairCache::OwnEdits own(m_watchedCache);
-    forgetRefused(changes.ended);
-    // The pairs that began, and those refused before (the callback may accept them now).
-    m_offered.clear();
-    std::merge(changes.began.begin(), changes.began.end(), m_refused.begin(), m_refused.end(),
-               std::back_inserter(m_offered));
-    m_refused.clear();
-    applyToCache(changes.ended, m_offered, dispatcher);
+    const ProxyPairCache::OwnEdits own(m_ownCache);
+    if (keepsRefused()) {
+      // The pairs that began, and those refused before (the callback may accept them now).
+      forgetRefused(changes.ended);
+      m_offered.clear();
+      std::merge(changes.began.begin(), changes.began.end(), m_refused.begin(), m_refused.end(),
+                 std::back_inserter(m_offered));
+      m_refused.clear();
+      applyToCache(changes.ended, m_offered, dispatcher);
+    } else {
+      applyToCache(changes.ended, changes.began, dispatcher);
+    }
   }
   // The cache now holds agrid's accepted pairs, unless someone else edited it since the last
-  // step or the filter callback's answers may have changed: then it is repaired in full.
-  // (cacheChangedOutside goes first: it also clears what the watched cache noted.)
+  // step or a filter's answers may have changed: then it is repaired in full.
+  // (cacheChangedOutside goes first: it also clears what the adapter's cache noted.)
   if (cacheChangedOutside() || callbackChanged || m_recheckPairs) reconcile(dispatcher);
   m_recheckPairs = false;
+  releaseDestroyed();
+  AGRID_ASSERT_NO_PROBLEM(problem());
+}
+
+void btAdaptiveGridBroadphase::Impl::releaseDestroyed() {
+  for (btAdaptiveGridProxy* p : m_destroyed) m_proxyPool.release(p);
+  m_destroyed.clear();
+  // agrid reuses the lowest free handles first: when the world shrinks, the table's tail empties.
+  while (!m_proxies.empty() && m_proxies.back() == nullptr) m_proxies.pop_back();
+  if (m_proxies.capacity() > kShrinkWhenCapacityOver * (m_proxies.size() + 1)) {
+    std::vector<btAdaptiveGridProxy*> smaller;
+    smaller.reserve(2 * m_proxies.size());
+    smaller.assign(m_proxies.begin(), m_proxies.end());
+    m_proxies.swap(smaller);
+  }
+  if (m_destroyed.capacity() > kShrinkWhenCapacityOver * (m_liveProxies + 1)) m_destroyed.shrink_to_fit();
+}
+
+const char* btAdaptiveGridBroadphase::Impl::problem() const {
+  std::uint32_t live = 0;
+  std::size_t watched = 0;
+  for (const btAdaptiveGridProxy* p : m_proxies) {
+    if (p == nullptr) continue;
+    ++live;
+    if (p->overlaps() > 0 && !p->watched()) return "btAdaptiveGridBroadphase: a proxy with overlaps is not watched";
+    watched += p->watched() ? 1 : 0;
+  }
+  if (live != m_liveProxies) return "btAdaptiveGridBroadphase: the live proxies are miscounted";
+  if (watched != m_watched.size()) return "btAdaptiveGridBroadphase: the watched list and the proxies' marks differ";
+  if (const char* p = m_proxyPool.problem()) return p;
+  if (m_ownCache != nullptr) return m_ownCache->problem();
+  return nullptr;
 }
 
 void btAdaptiveGridBroadphase::Impl::forgetRefused(const std::vector<agrid::Pair>& ended) {
@@ -443,17 +518,18 @@ void btAdaptiveGridBroadphase::Impl::forgetRefused(const std::vector<agrid::Pair
 }
 
 bool btAdaptiveGridBroadphase::Impl::cacheChangedOutside() {
-  if (m_watchedCache != nullptr) return m_watchedCache->take_outside_edits();
+  if (m_ownCache != nullptr) return m_ownCache->take_outside_edits();
   // A user's cache cannot be watched: compare what it holds with what it should hold.
   return !cacheHoldsAcceptedPairs();
 }
 
 bool btAdaptiveGridBroadphase::Impl::cacheHoldsAcceptedPairs() const {
-  // agrid's pairs less the refused ones, against the cache's pairs: same count, same sum of
+  // agrid's pairs that the filters accept (the refused ones are kept while a callback decides,
+  // else the groups and masks tell), against the cache's pairs: same count, same sum of
   // signatures. One pass over each, no lookups.
   const std::span<const agrid::Pair> all = m_broadphase.pairs();
   const btBroadphasePairArray& cached = m_pairCache->getOverlappingPairArray();
-  if (static_cast<std::size_t>(cached.size()) != all.size() - m_refused.size()) return false;
+  std::size_t accepted = 0;
   std::uint64_t expected = 0;
   auto refused = m_refused.begin();
   for (const agrid::Pair& p : all) {
@@ -461,8 +537,13 @@ bool btAdaptiveGridBroadphase::Impl::cacheHoldsAcceptedPairs() const {
       ++refused;
       continue;
     }
-    expected += pairSignature(m_proxies[p.first], m_proxies[p.second]);
+    btAdaptiveGridProxy* a = proxyOf(p.first);
+    btAdaptiveGridProxy* b = proxyOf(p.second);
+    if (!keepsRefused() && !m_pairCache->needsBroadphaseCollision(a, b)) continue;
+    ++accepted;
+    expected += pairSignature(a, b);
   }
+  if (static_cast<std::size_t>(cached.size()) != accepted) return false;
   std::uint64_t actual = 0;
   for (int i = 0; i < cached.size(); ++i) actual += pairSignature(cached[i].m_pProxy0, cached[i].m_pProxy1);
   return actual == expected;
@@ -470,7 +551,7 @@ bool btAdaptiveGridBroadphase::Impl::cacheHoldsAcceptedPairs() const {
 
 void btAdaptiveGridBroadphase::Impl::reconcile(btDispatcher* dispatcher) {
   // Make the cache hold exactly agrid's pairs that its filter accepts now: remove what agrid
-  // does not have and what the filter now refuses (kept as refused), offer what is missing.
+  // does not have and what the filter now refuses, offer what is missing.
   m_cached.clear();
   const btBroadphasePairArray& cached = m_pairCache->getOverlappingPairArray();
   for (int i = 0; i < cached.size(); ++i) m_cached.push_back(handlePair(cached[i].m_pProxy0, cached[i].m_pProxy1));
@@ -486,13 +567,13 @@ void btAdaptiveGridBroadphase::Impl::reconcile(btDispatcher* dispatcher) {
       continue;
     }
     ++inCache;
-    if (!m_pairCache->needsBroadphaseCollision(m_proxies[p.first], m_proxies[p.second])) {
+    if (!m_pairCache->needsBroadphaseCollision(proxyOf(p.first), proxyOf(p.second))) {
       m_stale.push_back(p);
-      m_refused.push_back(p);
+      if (keepsRefused()) m_refused.push_back(p);
     }
   }
   m_stale.insert(m_stale.end(), inCache, m_cached.end());
-  const agrid::bullet_detail::WatchedPairCache::OwnEdits own(m_watchedCache);
+  const ProxyPairCache::OwnEdits own(m_ownCache);
   applyToCache(m_stale, m_missing, dispatcher);
 }
 
