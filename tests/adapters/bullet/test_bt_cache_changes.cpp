@@ -112,6 +112,39 @@ TEST(BulletAdapterLiveFilters, FiltersChangedOnUnmovingProxies) {
   EXPECT_GT(static_pairs_seen, 5u) << "no pair between static objects was ever accepted";
 }
 
+// A static level that overlaps nothing of its own (setForceUpdateAllAabbs(false): no static gets
+// setAabb, and none is watched, since none has an overlapping box) has filters changed on
+// statics that balls are about to hit or are resting on: the filters are read when a pair
+// begins, and compared every step for the proxies that overlap something, so no collision is
+// lost and none is kept that the filters refuse.
+TEST(BulletAdapterLiveFilters, FiltersChangedInAStaticLevelWithoutSetAabb) {
+  World w(BroadphaseKind::agrid, {}, btVector3(0, -10, 0));
+  w.world().setForceUpdateAllAabbs(false);
+  Rng rng(93);
+  auto* pillar = w.own(std::make_unique<btBoxShape>(btVector3(0.5f, 0.5f, 0.5f)));
+  std::vector<btRigidBody*> statics;
+  for (float x = 0; x < 15; ++x) {
+    for (float z = 0; z < 15; ++z) {  // two apart: no static overlaps another
+      statics.push_back(w.add_body(pillar, 0, btTransform(btQuaternion::getIdentity(), btVector3(2 * x, 0, 2 * z))));
+    }
+  }
+  auto* ball = w.own(std::make_unique<btSphereShape>(0.6f));
+  for (int i = 0; i < 120; ++i) {
+    const btVector3 at(uniform(rng, 0, 28), uniform(rng, 2, 12), uniform(rng, 0, 28));
+    w.add_body(ball, 1, btTransform(btQuaternion::getIdentity(), at))->setActivationState(DISABLE_DEACTIVATION);
+  }
+  std::size_t refused_now = 0;
+  ASSERT_NO_FATAL_FAILURE(run_checked(w, 90, [&](int) {
+    for (int k = 0; k < 15; ++k) {
+      btBroadphaseProxy* p = statics[rng.below(static_cast<std::uint32_t>(statics.size()))]->getBroadphaseHandle();
+      p->m_collisionFilterMask = rng.chance(0.3) ? 0 : ~btBroadphaseProxy::StaticFilter;
+    }
+  }));
+  for (btRigidBody* s : statics) refused_now += s->getBroadphaseHandle()->m_collisionFilterMask == 0;
+  EXPECT_GT(refused_now, 20u) << "no static refuses the balls: the test lost its teeth";
+  EXPECT_GT(w.cache().getNumOverlappingPairs(), 20) << "the balls touch nothing: the test lost its teeth";
+}
+
 /// Accepts pairs unless both objects have user index 7 (or, with `allow_sevens`, any pair);
 /// ignores groups and masks.
 struct SevensCallback : btOverlapFilterCallback {
