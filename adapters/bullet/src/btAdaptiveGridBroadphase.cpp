@@ -663,8 +663,8 @@ void btAdaptiveGridBroadphase::getBroadphaseAabb(btVector3& aabbMin, btVector3& 
 }
 
 void btAdaptiveGridBroadphase::resetPool(btDispatcher* /*dispatcher*/) {
-  // Nothing to do: the proxies' pool (ProxyPool) and agrid's arrays keep their memory for the
-  // next steps and free it with the broadphase.
+  // Nothing to do: every calculateOverlappingPairs gives back the memory the world no longer
+  // needs (releaseDestroyed, and agrid's update).
 }
 
 void btAdaptiveGridBroadphase::printStats() { m_impl->printStats(); }

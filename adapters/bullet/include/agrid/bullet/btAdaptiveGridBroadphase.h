@@ -27,6 +27,16 @@ struct Config;     // <agrid/config.h> (C++11 and later)
 ///   of unique ids, so persistent pairs keep their algorithms and manifolds.
 /// * Pairs that others add to or remove from the cache are repaired by the next
 ///   calculateOverlappingPairs.
+/// * The pair cache the adapter owns is Bullet's btHashedOverlappingPairCache that also lists
+///   each proxy's pairs: removing a body (cleanProxyFromPairs, then destroyProxy's
+///   removeOverlappingPairsContainingProxy) costs that body's pairs, not a walk over every pair.
+/// * Filters are read when a pair begins, and compared every step only for proxies whose box
+///   overlaps another: a static level with setForceUpdateAllAabbs(false) costs nothing a step.
+/// * Memory follows the world: proxy blocks, per-handle arrays and agrid's structures shrink
+///   at the next calculateOverlappingPairs once far below their capacity (docs/broadphase.md).
+/// * Misuse: destroyProxy or setAabb of a proxy already destroyed throws std::invalid_argument
+///   until the next calculateOverlappingPairs, after which its memory may hold a new proxy (as
+///   with any allocator; btDbvtBroadphase's behaviour is then undefined too).
 /// * setAabb stores and costs O(1); unchanged AABBs (static and sleeping objects every step)
 ///   cost a comparison. Objects that stop moving rest in a tree changed one leaf at a time,
 ///   with their candidate pairs kept: a step costs what changed.
@@ -74,9 +84,11 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
   /// calculateOverlappingPairs. Unique ids count from 1, never reused; shapeType is not used.
   btBroadphaseProxy* createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int shapeType, void* userPtr,
                                  int collisionFilterGroup, int collisionFilterMask, btDispatcher* dispatcher) override;
-  /// Removes the object and, at once, its pairs from the pair cache.
+  /// Removes the object and, at once, its pairs from the pair cache (O(its pairs) with the
+  /// adapter's cache). Throws std::invalid_argument for a null proxy or one destroyed already.
   void destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) override;
   /// Stores the object's AABB, O(1); its pairs change at the next calculateOverlappingPairs.
+  /// Throws std::invalid_argument for a proxy destroyed already.
   void setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
                btDispatcher* dispatcher) override;
   /// The AABB last stored by createProxy or setAabb.
@@ -95,7 +107,7 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
   const btOverlappingPairCache* getOverlappingPairCache() const override;
   /// The bounds of all valid stored AABBs; a zero box when there are none.
   void getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const override;
-  /// Does nothing: memory is kept for the next steps and freed with the broadphase.
+  /// Does nothing: memory already follows the world at every calculateOverlappingPairs.
   void resetPool(btDispatcher* dispatcher) override;
   /// Prints the counts of agrid::BroadphaseStats to stdout.
   void printStats() override;
