@@ -240,6 +240,15 @@ void bm_resting_step(benchmark::State& state) {
   for (btBroadphaseProxy* p : proxies) broadphase->destroyProxy(p, &dispatcher);
 }
 
+/// Empties a pair cache from its end: each removal then costs O(1), where destroyProxy and
+/// cleanProxyFromPairs scan every pair for each proxy (Bullet's btHashedOverlappingPairCache).
+void empty_pair_cache(btOverlappingPairCache& cache, btDispatcher* dispatcher) {
+  while (cache.getNumOverlappingPairs() > 0) {
+    const btBroadphasePair& last = cache.getOverlappingPairArray()[cache.getNumOverlappingPairs() - 1];
+    cache.removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, dispatcher);
+  }
+}
+
 /// Counts what a broadphase's rayTest reports, with the ray data set as btCollisionWorld's own
 /// ray callback sets it (a unit direction; the ray's length as m_lambda_max).
 struct CountingRayCallback : btBroadphaseRayCallback {
@@ -298,11 +307,7 @@ void bm_static_rays(benchmark::State& state, agrid::scenes::BroadphaseKind kind)
       }
     }
     state.counters["hits"] = static_cast<double>(hits);
-    // Empty the cache from its end first: destroyProxy alone scans every pair for each proxy.
-    while (cache.getNumOverlappingPairs() > 0) {
-      const btBroadphasePair& last = cache.getOverlappingPairArray()[cache.getNumOverlappingPairs() - 1];
-      cache.removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, &dispatcher);
-    }
+    empty_pair_cache(cache, &dispatcher);
     for (btBroadphaseProxy* p : proxies) broadphase->destroyProxy(p, &dispatcher);
   });
 }
@@ -365,11 +370,7 @@ void bm_broadphase_step(benchmark::State& state, Run& run, int warmup, agrid::sc
     state.counters["max_ms"] = step_ms.empty() ? 0 : *std::max_element(step_ms.begin(), step_ms.end());
     state.counters["pairs"] = cache.getNumOverlappingPairs();
     state.counters["bytes_per_object"] = bytes / static_cast<double>(run.objects());
-    // Empty the cache from its end first: destroyProxy alone scans every pair for each proxy.
-    while (cache.getNumOverlappingPairs() > 0) {
-      const btBroadphasePair& last = cache.getOverlappingPairArray()[cache.getNumOverlappingPairs() - 1];
-      cache.removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, &dispatcher);
-    }
+    empty_pair_cache(cache, &dispatcher);
     run.for_each_handle(remove);
   });
 }
@@ -452,15 +453,6 @@ double dynamic_list_ms(const btDiscreteDynamicsWorld& world, std::span<const Bod
   int left = list.size();
   benchmark::DoNotOptimize(left);
   return ms(time);
-}
-
-/// Empties a pair cache from its end: each removal then costs O(1), where destroyProxy and
-/// cleanProxyFromPairs scan every pair for each proxy (Bullet's btHashedOverlappingPairCache).
-void empty_pair_cache(btOverlappingPairCache& cache, btDispatcher* dispatcher) {
-  while (cache.getNumOverlappingPairs() > 0) {
-    const btBroadphasePair& last = cache.getOverlappingPairArray()[cache.getNumOverlappingPairs() - 1];
-    cache.removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, dispatcher);
-  }
 }
 
 /// Untimed teardown in O(bodies): empties the pair cache, removes the dynamic bodies (each
