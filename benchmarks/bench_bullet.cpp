@@ -72,11 +72,11 @@
 //                              and malloc_trim(0), the world alive, over before (MiB)
 //   bytes_held_full_mib, bytes_held_mib   agrid only: broadphase().stats().bytes_held at full
 //                              level and after the unload
-// Run times here (2 cores shared, 2026-11-27): stream 14 s dbvt (5-11 s of it the build) and
-// 1.4 s agrid; burst 5 s and 2 s; level 96-126 s dbvt (build 41-44 s and warm-up 42-49 s: dbvt's
-// tree walks after a million inserts in grid order) and 5-8 s agrid. The step counts are fixed: a
-// faster broadphase only shortens its run.
-// Run:  agrid-bench-bullet [--benchmark_filter=BM_bullet/scatter.*]  (BM_world_ alone: ~2.5 min)
+// Run times here (2 cores shared with other builds, 2026-11-27): stream 14-20 s dbvt (5-11 s of
+// it the build) and 1.4-2 s agrid; burst 2.5-5 s and 1.3-2 s; level 96-126 s dbvt (build 38-44 s
+// and warm-up 42-55 s: dbvt's tree walks after a million inserts in grid order) and 5-8 s agrid.
+// The step counts are fixed: a faster broadphase only shortens its run.
+// Run:  agrid-bench-bullet [--benchmark_filter=BM_bullet/scatter.*]  (BM_world_ alone: 2-2.5 min)
 
 #include <benchmark/benchmark.h>
 #include <malloc.h>
