@@ -23,27 +23,87 @@
 //                       pair cache; glibc's count, both broadphases alike)
 // Bullet's own benchmark scenes (BM_bullet/bench-*) run as issue 10 measures them: 300 steps
 // from the start, no warm-up.
-// Run:  agrid-bench-bullet [--benchmark_filter=BM_bullet/scatter.*]
+// BM_world_*/<kind>: worlds that change (issue 31), dbvt and agrid: a btDiscreteDynamicsWorld with
+// gravity whose bodies (shared shapes, no motion states) the benchmark adds with addRigidBody and
+// removes with removeRigidBody, built untimed (build_s: the addRigidBody calls). Floors are tiles
+// (2 x 1 x 2 static boxes laid edge to edge, top at y = 0) and spheres of radius 0.5.
+// Bullet 3.24's own share of a removal: removeCollisionObject finds the object by its world array
+// index (O(1) in any order), but removeRigidBody first searches the world's list of dynamic bodies
+// linearly, for static bodies too (never found there): O(dynamic bodies) per removal, whatever the
+// broadphase. bullet_list_* replays that search (on a copy of the list, untimed) to say how much of
+// a removal time is Bullet's.
+// BM_world_stream/200k/<kind>: a window of 200,000 tiles under 5,000 spheres rolling on its front
+// half, setForceUpdateAllAabbs(false); each step the oldest 2,000 tiles are removed, 2,000 new ones
+// added ahead, then stepSimulation: an open world streaming its level. 5 warm-up steps, then one
+// timed step per iteration (15). Counters, medians over the timed steps:
+//   median_ms, max_ms          the whole step (removals + adds + stepSimulation): median, slowest
+//   remove_ms, add_ms, step_ms its three parts
+//   bp_ms    the broadphase's share of stepSimulation (setAabb + calculateOverlappingPairs)
+//   cop_ms   agrid's own lastStepStats().m_calculateOverlappingPairsSeconds (0 for dbvt)
+//   bullet_list_ms             of remove_ms, Bullet's search of the 5,000 dynamic bodies
+//   pairs, bodies              after the last step
+// BM_world_burst/<kind>: 2,000 boxes (never sleeping: the steps before and after see the same
+// world) standing in columns on a ground box; one iteration (3 in all) is 10 steps, 5,000 spheres
+// of radius 0.25 added in one go just above them, 40 steps (the lower layers land), the 5,000
+// removed in one go in the order added, 10 steps. Counters, medians:
+//   add_ms, remove_ms          the 5,000 addRigidBody calls, the 5,000 removeRigidBody calls
+//   before_ms, during_ms, after_ms   a step before the burst, with the spheres, after them
+//   bullet_list_ms             of remove_ms, Bullet's search of the 7,000 dynamic bodies (each
+//                              sphere is found after the 2,000 boxes, in any order: at least
+//                              10 million comparisons, a floor no broadphase lowers)
+//   pairs                      in the cache just before the removal
+// BM_world_level/<kind>: a level of 1,000,000 tiles (a 1,000 x 1,000 floor) and 1,000 spheres
+// falling onto it, setForceUpdateAllAabbs(false); 10 warm-up steps (warmup_s), then one iteration:
+// 20 timed steps, then the level unloaded: every tile removed in creation order with the spheres
+// still on them (their pairs in the cache), then the spheres. Counters:
+//   step_ms, bp_ms, cop_ms     medians of the step, of the broadphase's share, of agrid's own
+//                              calculateOverlappingPairs
+//   unload_s                   removing every body
+//   bullet_list_s              of unload_s, Bullet's search of the 1,000 dynamic bodies for each
+//                              tile (removing the spheres first would spare it, and empty the
+//                              cache: the broadphase's removal would then be measured without pairs)
+//   pairs                      before the unload
+//   bytes_per_object           heap in use (glibc: heap_in_use) at full level over before the world
+//                              was made, per body, the bodies' own 744 bytes included
+//   world_bytes_per_object     the same over after the bodies were made: proxies, broadphase, pair
+//                              cache, the world's arrays
+//   rss_full_mib               resident memory at full level over before (MiB)
+//   held_mib, rss_held_mib     heap and resident memory held after the unload, the bodies deleted
+//                              and malloc_trim(0), the world alive, over before (MiB)
+//   bytes_held_full_mib, bytes_held_mib   agrid only: broadphase().stats().bytes_held at full
+//                              level and after the unload
+// Run times here (2 cores shared with other builds, 2026-11-27): stream 14-20 s dbvt (5-11 s of
+// it the build) and 1.4-2 s agrid; burst 2.5-5 s and 1.3-2 s; level 96-126 s dbvt (build 38-44 s
+// and warm-up 42-55 s: dbvt's tree walks after a million inserts in grid order) and 5-8 s agrid.
+// The step counts are fixed: a faster broadphase only shortens its run.
+// Run:  agrid-bench-bullet [--benchmark_filter=BM_bullet/scatter.*]  (BM_world_ alone: 2-2.5 min)
 
 #include <benchmark/benchmark.h>
 #include <malloc.h>
+#include <unistd.h>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
 #include <btBulletCollisionCommon.h>
+#include <btBulletDynamicsCommon.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <fstream>
 #include <memory>
 #include <numeric>
+#include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 #include <cstdlib>
 
+#include "agrid/broadphase.h"
 #include "agrid/bullet/btAdaptiveGridBroadphase.h"
 #include "agrid_scenes/bullet_worlds.h"
 #include "broadphase_scenes.h"
@@ -182,6 +242,15 @@ void bm_resting_step(benchmark::State& state) {
   for (btBroadphaseProxy* p : proxies) broadphase->destroyProxy(p, &dispatcher);
 }
 
+/// Empties a pair cache from its end: each removal then costs O(1), where destroyProxy and
+/// cleanProxyFromPairs scan every pair for each proxy (Bullet's btHashedOverlappingPairCache).
+void empty_pair_cache(btOverlappingPairCache& cache, btDispatcher* dispatcher) {
+  while (cache.getNumOverlappingPairs() > 0) {
+    const btBroadphasePair& last = cache.getOverlappingPairArray()[cache.getNumOverlappingPairs() - 1];
+    cache.removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, dispatcher);
+  }
+}
+
 /// Counts what a broadphase's rayTest reports, with the ray data set as btCollisionWorld's own
 /// ray callback sets it (a unit direction; the ray's length as m_lambda_max).
 struct CountingRayCallback : btBroadphaseRayCallback {
@@ -240,11 +309,7 @@ void bm_static_rays(benchmark::State& state, agrid::scenes::BroadphaseKind kind)
       }
     }
     state.counters["hits"] = static_cast<double>(hits);
-    // Empty the cache from its end first: destroyProxy alone scans every pair for each proxy.
-    while (cache.getNumOverlappingPairs() > 0) {
-      const btBroadphasePair& last = cache.getOverlappingPairArray()[cache.getNumOverlappingPairs() - 1];
-      cache.removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, &dispatcher);
-    }
+    empty_pair_cache(cache, &dispatcher);
     for (btBroadphaseProxy* p : proxies) broadphase->destroyProxy(p, &dispatcher);
   });
 }
@@ -307,12 +372,451 @@ void bm_broadphase_step(benchmark::State& state, Run& run, int warmup, agrid::sc
     state.counters["max_ms"] = step_ms.empty() ? 0 : *std::max_element(step_ms.begin(), step_ms.end());
     state.counters["pairs"] = cache.getNumOverlappingPairs();
     state.counters["bytes_per_object"] = bytes / static_cast<double>(run.objects());
-    // Empty the cache from its end first: destroyProxy alone scans every pair for each proxy.
-    while (cache.getNumOverlappingPairs() > 0) {
-      const btBroadphasePair& last = cache.getOverlappingPairArray()[cache.getNumOverlappingPairs() - 1];
-      cache.removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, &dispatcher);
-    }
+    empty_pair_cache(cache, &dispatcher);
     run.for_each_handle(remove);
+  });
+}
+
+// ---- Worlds that change: streaming, a burst, a level loaded and unloaded ---------------------
+
+/// The broadphases of the world benchmarks.
+constexpr agrid::scenes::BroadphaseKind kWorldKinds[] = {agrid::scenes::BroadphaseKind::dbvt,
+                                                         agrid::scenes::BroadphaseKind::agrid};
+
+/// A floor tile of the streaming and level worlds: 2 x 1 x 2, laid edge to edge (spacing 2) with
+/// its top at y = 0, so that the spheres on it roll and never fall through.
+constexpr btScalar kTileHalfWidth = 1;
+constexpr btScalar kTileHalfHeight = btScalar(0.5);
+constexpr btScalar kTileSpacing = 2 * kTileHalfWidth;
+/// The spheres rolling or falling on the tiles.
+constexpr btScalar kSphereRadius = btScalar(0.5);
+constexpr btScalar kSphereMass = 1;
+/// Seed of every world benchmark's random positions and velocities.
+constexpr std::uint64_t kWorldSeed = 31;
+
+using BodyPtr = std::unique_ptr<btRigidBody>;
+
+/// A duration in seconds.
+double seconds(std::chrono::nanoseconds t) { return std::chrono::duration<double>(t).count(); }
+
+/// Bytes resident in memory (/proc/self/statm).
+std::size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0;
+  std::size_t resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+/// Bytes in a MiB.
+constexpr double kMiB = 1024.0 * 1024.0;
+
+/// A timed world with gravity on the chosen broadphase; its bodies are made and owned by the
+/// benchmark (the harness's own destroy_body searches its lists: O(bodies) per removal).
+agrid::scenes::HarnessDef world_def(agrid::scenes::BroadphaseKind kind) {
+  agrid::scenes::HarnessDef def;
+  def.kind = kind;
+  def.timed = true;
+  def.gravity = btVector3(0, -10, 0);
+  return def;
+}
+
+/// A rigid body at `at`, static if `mass` is 0, without a motion state, not yet in a world.
+BodyPtr make_body(btCollisionShape* shape, btScalar mass, const btVector3& at) {
+  btVector3 inertia(0, 0, 0);
+  if (mass > 0) shape->calculateLocalInertia(mass, inertia);
+  btRigidBody::btRigidBodyConstructionInfo info(mass, nullptr, shape, inertia);
+  info.m_startWorldTransform.setOrigin(at);
+  return std::make_unique<btRigidBody>(info);
+}
+
+/// The tile of floor row `row` (along x) and column `column` (along z).
+btVector3 tile_at(int row, int column) {
+  return {kTileSpacing * static_cast<btScalar>(row), -kTileHalfHeight, kTileSpacing * static_cast<btScalar>(column)};
+}
+
+/// A sphere resting on the floor at (x, z), rolling at `speed` in a random horizontal direction.
+BodyPtr rolling_sphere(btCollisionShape* sphere, btScalar x, btScalar z, btScalar speed, std::mt19937_64& rng) {
+  BodyPtr body = make_body(sphere, kSphereMass, btVector3(x, kSphereRadius, z));
+  const btScalar angle = std::uniform_real_distribution<btScalar>(0, 2 * SIMD_PI)(rng);
+  body->setLinearVelocity(btVector3(speed * std::cos(angle), 0, speed * std::sin(angle)));
+  return body;
+}
+
+/// What removeRigidBody spends in its own list of dynamic bodies to remove `bodies` in this
+/// order (m_nonStaticRigidBodies.remove: a linear search, made for static bodies too, which are
+/// not in the list): the same removals replayed on a copy of the list. Bullet's cost, the same
+/// for every broadphase.
+double dynamic_list_ms(const btDiscreteDynamicsWorld& world, std::span<const BodyPtr> bodies) {
+  btAlignedObjectArray<btRigidBody*> list(world.getNonStaticRigidBodies());
+  const auto start = std::chrono::steady_clock::now();
+  for (const BodyPtr& body : bodies) list.remove(body.get());
+  const auto time = std::chrono::steady_clock::now() - start;
+  int left = list.size();
+  benchmark::DoNotOptimize(left);
+  return ms(time);
+}
+
+/// Untimed teardown in O(bodies): empties the pair cache, removes the dynamic bodies (each
+/// found first in removeRigidBody's search of their list), then the others from the end of the
+/// world's array. The bodies stay with their owners.
+void clear_world(btDiscreteDynamicsWorld& world) {
+  empty_pair_cache(*world.getBroadphase()->getOverlappingPairCache(), world.getDispatcher());
+  while (world.getNonStaticRigidBodies().size() > 0) world.removeRigidBody(world.getNonStaticRigidBodies()[0]);
+  while (world.getNumCollisionObjects() > 0) {
+    world.removeCollisionObject(world.getCollisionObjectArray()[world.getNumCollisionObjects() - 1]);
+  }
+}
+
+/// BM_world_stream's floor: a window of kStreamBatches batches of kStreamBatch tiles, each batch
+/// kStreamRowsPerBatch rows (x) of kStreamColumns tiles (z). Every step the oldest batch leaves
+/// and a new one joins ahead, as an open world streams its level around the player.
+constexpr int kStreamColumns = 200;
+constexpr int kStreamBatch = 2000;
+constexpr int kStreamBatches = 100;
+constexpr int kStreamRowsPerBatch = kStreamBatch / kStreamColumns;
+/// Spheres rolling on the window's front half: the back of the window never reaches them.
+constexpr int kStreamMovers = 5000;
+constexpr int kStreamMoverFirstRow = kStreamBatches * kStreamRowsPerBatch / 2;
+constexpr btScalar kStreamMoverMinSpeed = 2;
+constexpr btScalar kStreamMoverMaxSpeed = 4;
+constexpr int kStreamWarmupSteps = 5;
+constexpr int kStreamTimedSteps = 15;
+static_assert((kStreamWarmupSteps + kStreamTimedSteps + 1) * kStreamRowsPerBatch < kStreamMoverFirstRow,
+              "the stream's window must not pass under its spheres");
+
+/// One batch of the stream: the tiles of kStreamRowsPerBatch rows from `first_row` on, static.
+std::vector<BodyPtr> stream_batch(btCollisionShape* tile, int first_row) {
+  std::vector<BodyPtr> batch;
+  batch.reserve(kStreamBatch);
+  for (int row = first_row; row < first_row + kStreamRowsPerBatch; ++row) {
+    for (int column = 0; column < kStreamColumns; ++column) batch.push_back(make_body(tile, 0, tile_at(row, column)));
+  }
+  return batch;
+}
+
+/// BM_world_stream/200k: the stream's window (200,000 static tiles) under 5,000 rolling spheres,
+/// setForceUpdateAllAabbs(false) (a streamed level is big: Bullet would recompute every tile's
+/// box every step otherwise). One iteration is one step: the oldest batch removed
+/// (removeRigidBody), a new batch added (addRigidBody; the bodies were made untimed), then
+/// stepSimulation.
+void bm_world_stream(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
+  const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, kThreads);
+  tbb::task_arena arena(kThreads);
+  arena.execute([&] {
+    agrid::scenes::BulletHarness harness(world_def(kind));
+    btDiscreteDynamicsWorld& world = harness.world();
+    world.setForceUpdateAllAabbs(false);
+    btCollisionShape* tile = harness.own(std::make_unique<btBoxShape>(btVector3(kTileHalfWidth, kTileHalfHeight, kTileHalfWidth)));
+    btCollisionShape* sphere = harness.own(std::make_unique<btSphereShape>(kSphereRadius));
+    std::mt19937_64 rng(kWorldSeed);
+    std::vector<std::vector<BodyPtr>> window(kStreamBatches);  // a ring: window[oldest] leaves next
+    std::size_t oldest = 0;
+    int next_row = 0;
+    for (std::vector<BodyPtr>& batch : window) {
+      batch = stream_batch(tile, next_row);
+      next_row += kStreamRowsPerBatch;
+    }
+    std::vector<BodyPtr> movers;
+    std::uniform_real_distribution<btScalar> along(kTileSpacing * static_cast<btScalar>(kStreamMoverFirstRow),
+                                                   kTileSpacing * static_cast<btScalar>(next_row - 1));
+    std::uniform_real_distribution<btScalar> across(kTileSpacing, kTileSpacing * static_cast<btScalar>(kStreamColumns - 2));
+    std::uniform_real_distribution<btScalar> speed(kStreamMoverMinSpeed, kStreamMoverMaxSpeed);
+    for (int i = 0; i < kStreamMovers; ++i) {
+      const btScalar x = along(rng);
+      const btScalar z = across(rng);
+      movers.push_back(rolling_sphere(sphere, x, z, speed(rng), rng));
+    }
+    const auto build_start = std::chrono::steady_clock::now();
+    for (const std::vector<BodyPtr>& batch : window) {
+      for (const BodyPtr& body : batch) world.addRigidBody(body.get());
+    }
+    for (const BodyPtr& body : movers) world.addRigidBody(body.get());
+    const double build_s = seconds(std::chrono::steady_clock::now() - build_start);
+
+    struct ChurnTimes {
+      double remove_ms, add_ms, step_ms, total_ms;
+    };
+    // Unload the batch behind, load the one ahead, step.
+    const auto churn = [&](const std::vector<BodyPtr>& fresh) {
+      const auto start = std::chrono::steady_clock::now();
+      for (const BodyPtr& body : window[oldest]) world.removeRigidBody(body.get());
+      const auto removed = std::chrono::steady_clock::now();
+      for (const BodyPtr& body : fresh) world.addRigidBody(body.get());
+      const auto added = std::chrono::steady_clock::now();
+      harness.step();
+      const auto stepped = std::chrono::steady_clock::now();
+      return ChurnTimes{ms(removed - start), ms(added - removed), ms(stepped - added), ms(stepped - start)};
+    };
+    const auto advance = [&](std::vector<BodyPtr> fresh) {
+      window[oldest] = std::move(fresh);  // deletes the batch removed
+      oldest = (oldest + 1) % window.size();
+      next_row += kStreamRowsPerBatch;
+    };
+    for (int i = 0; i < kStreamWarmupSteps; ++i) {
+      std::vector<BodyPtr> fresh = stream_batch(tile, next_row);
+      churn(fresh);
+      advance(std::move(fresh));
+    }
+    std::vector<double> total_ms, remove_ms, add_ms, step_ms, broadphase_ms, pairs_ms, list_ms;
+    for (auto _ : state) {
+      state.PauseTiming();
+      std::vector<BodyPtr> fresh = stream_batch(tile, next_row);
+      list_ms.push_back(dynamic_list_ms(world, window[oldest]));
+      state.ResumeTiming();
+      const ChurnTimes t = churn(fresh);
+      state.PauseTiming();
+      advance(std::move(fresh));
+      total_ms.push_back(t.total_ms);
+      remove_ms.push_back(t.remove_ms);
+      add_ms.push_back(t.add_ms);
+      step_ms.push_back(t.step_ms);
+      broadphase_ms.push_back(ms(harness.timed()->last_step_time()));
+      if (harness.grid() != nullptr) pairs_ms.push_back(1e3 * harness.grid()->lastStepStats().m_calculateOverlappingPairsSeconds);
+      state.ResumeTiming();
+    }
+    state.counters["median_ms"] = median(total_ms);
+    state.counters["max_ms"] = total_ms.empty() ? 0 : *std::max_element(total_ms.begin(), total_ms.end());
+    state.counters["remove_ms"] = median(remove_ms);
+    state.counters["add_ms"] = median(add_ms);
+    state.counters["step_ms"] = median(step_ms);
+    state.counters["bp_ms"] = median(broadphase_ms);
+    state.counters["cop_ms"] = median(pairs_ms);
+    state.counters["bullet_list_ms"] = median(list_ms);
+    state.counters["pairs"] = harness.cache().getNumOverlappingPairs();
+    state.counters["bodies"] = world.getNumCollisionObjects();
+    state.counters["build_s"] = build_s;
+    state.counters["threads"] = kThreads;
+    clear_world(world);
+  });
+}
+
+/// BM_world_burst's pile: kBurstPileSide x kBurstPileLayers x kBurstPileSide unit boxes dropped
+/// from a lattice of spacing 1.5 onto a static ground box (they land as columns of 5), settled
+/// by the warm-up steps. They never sleep, so that the steps before and after the burst see the
+/// same world (a sleeping pile would make them depend on how long it has rested: 2 s).
+constexpr int kBurstPileSide = 20;
+constexpr int kBurstPileLayers = 5;
+constexpr btScalar kBurstPileSpacing = btScalar(1.5);
+constexpr btScalar kBurstGroundHalfWidth = 60;
+constexpr int kBurstWarmupSteps = 90;
+/// The burst: kBurstSide x kBurstLayers x kBurstSide spheres of radius 0.25 (debris of a
+/// demolition) appearing at once just above the pile (its top is at y = 5), falling onto it,
+/// removed at once. They are 0.75 apart, beyond the reach of dbvt's fattened leaves
+/// (2 x (0.25 + 0.02 + 0.05)), so that both broadphases hold about as many pairs: at 0.6 apart
+/// dbvt held 58,000 pairs to agrid's 6,400, and the removal, O(pairs) per body in Bullet's cache,
+/// compared pair counts rather than broadphases.
+constexpr int kBurstSide = 25;
+constexpr int kBurstLayers = 8;
+constexpr btScalar kBurstRadius = btScalar(0.25);
+constexpr btScalar kBurstSpacing = btScalar(0.75);
+constexpr btScalar kBurstLowest = 6;
+/// Steps timed before the burst, with it (the step after the add included: the lower layers
+/// have landed by the removal), and after the removal; the cycle is run this many times in one
+/// world.
+constexpr int kBurstStepsBefore = 10;
+constexpr int kBurstStepsDuring = 40;
+constexpr int kBurstStepsAfter = 10;
+constexpr int kBurstCycles = 3;
+
+/// The burst's 5,000 spheres, made (not added).
+std::vector<BodyPtr> burst_debris(btCollisionShape* debris) {
+  std::vector<BodyPtr> bodies;
+  bodies.reserve(static_cast<std::size_t>(kBurstSide * kBurstSide * kBurstLayers));
+  const btScalar offset = -kBurstSpacing * static_cast<btScalar>(kBurstSide - 1) / 2;
+  for (int y = 0; y < kBurstLayers; ++y) {
+    for (int z = 0; z < kBurstSide; ++z) {
+      for (int x = 0; x < kBurstSide; ++x) {
+        const btVector3 at(offset + kBurstSpacing * static_cast<btScalar>(x), kBurstLowest + kBurstSpacing * static_cast<btScalar>(y),
+                           offset + kBurstSpacing * static_cast<btScalar>(z));
+        bodies.push_back(make_body(debris, kSphereMass, at));
+      }
+    }
+  }
+  return bodies;
+}
+
+/// BM_world_burst: a settled pile of 2,000 boxes on a ground; one iteration is one cycle:
+/// kBurstStepsBefore steps, 5,000 spheres added in one go (addRigidBody), kBurstStepsDuring
+/// steps, the 5,000 removed in one go in the order they were added (removeRigidBody),
+/// kBurstStepsAfter steps.
+void bm_world_burst(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
+  const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, kThreads);
+  tbb::task_arena arena(kThreads);
+  arena.execute([&] {
+    agrid::scenes::BulletHarness harness(world_def(kind));
+    btDiscreteDynamicsWorld& world = harness.world();
+    btCollisionShape* ground_shape =
+        harness.own(std::make_unique<btBoxShape>(btVector3(kBurstGroundHalfWidth, btScalar(0.5), kBurstGroundHalfWidth)));
+    btCollisionShape* box = harness.own(std::make_unique<btBoxShape>(btVector3(btScalar(0.5), btScalar(0.5), btScalar(0.5))));
+    btCollisionShape* debris_shape = harness.own(std::make_unique<btSphereShape>(kBurstRadius));
+    const BodyPtr ground = make_body(ground_shape, 0, btVector3(0, btScalar(-0.5), 0));
+    world.addRigidBody(ground.get());
+    std::vector<BodyPtr> pile;
+    const btScalar offset = -kBurstPileSpacing * static_cast<btScalar>(kBurstPileSide - 1) / 2;
+    for (int y = 0; y < kBurstPileLayers; ++y) {
+      for (int z = 0; z < kBurstPileSide; ++z) {
+        for (int x = 0; x < kBurstPileSide; ++x) {
+          const btVector3 at(offset + kBurstPileSpacing * static_cast<btScalar>(x),
+                             btScalar(0.75) + kBurstPileSpacing * static_cast<btScalar>(y),
+                             offset + kBurstPileSpacing * static_cast<btScalar>(z));
+          pile.push_back(make_body(box, 1, at));
+          pile.back()->setActivationState(DISABLE_DEACTIVATION);
+          world.addRigidBody(pile.back().get());
+        }
+      }
+    }
+    harness.step(kBurstWarmupSteps);
+    std::vector<double> before_ms, during_ms, after_ms, add_ms, remove_ms, list_ms, pairs;
+    const auto timed_steps = [&](int steps, std::vector<double>& into) {
+      for (int i = 0; i < steps; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        harness.step();
+        into.push_back(ms(std::chrono::steady_clock::now() - start));
+      }
+    };
+    for (auto _ : state) {
+      timed_steps(kBurstStepsBefore, before_ms);
+      state.PauseTiming();
+      std::vector<BodyPtr> debris = burst_debris(debris_shape);
+      state.ResumeTiming();
+      const auto add_start = std::chrono::steady_clock::now();
+      for (const BodyPtr& body : debris) world.addRigidBody(body.get());
+      add_ms.push_back(ms(std::chrono::steady_clock::now() - add_start));
+      timed_steps(kBurstStepsDuring, during_ms);
+      state.PauseTiming();
+      list_ms.push_back(dynamic_list_ms(world, debris));
+      pairs.push_back(harness.cache().getNumOverlappingPairs());
+      state.ResumeTiming();
+      const auto remove_start = std::chrono::steady_clock::now();
+      for (const BodyPtr& body : debris) world.removeRigidBody(body.get());
+      remove_ms.push_back(ms(std::chrono::steady_clock::now() - remove_start));
+      timed_steps(kBurstStepsAfter, after_ms);
+      state.PauseTiming();
+      debris.clear();
+      state.ResumeTiming();
+    }
+    state.counters["add_ms"] = median(add_ms);
+    state.counters["remove_ms"] = median(remove_ms);
+    state.counters["before_ms"] = median(before_ms);
+    state.counters["during_ms"] = median(during_ms);
+    state.counters["after_ms"] = median(after_ms);
+    state.counters["bullet_list_ms"] = median(list_ms);
+    state.counters["pairs"] = median(pairs);
+    state.counters["threads"] = kThreads;
+    clear_world(world);
+  });
+}
+
+/// BM_world_level: a kLevelSide x kLevelSide floor of static tiles (1,000,000) and kLevelSpheres
+/// spheres falling onto it from heights up to kLevelHighest (all land within ~40 steps).
+constexpr int kLevelSide = 1000;
+constexpr int kLevelSpheres = 1000;
+constexpr btScalar kLevelLowest = btScalar(0.6);
+constexpr btScalar kLevelHighest = btScalar(2.6);
+constexpr int kLevelWarmupSteps = 10;
+constexpr int kLevelTimedSteps = 20;
+
+/// BM_world_level: a big static level with setForceUpdateAllAabbs(false), as its users run it.
+/// Built untimed (build_s), kLevelWarmupSteps steps, then one iteration: kLevelTimedSteps
+/// steps, then the level unloaded: every tile removed (removeRigidBody) with the spheres still
+/// on them, then the spheres. Memory is read before the world is made, at full level (after the
+/// steps) and after the unload, the bodies deleted and malloc_trim(0), the world still alive.
+void bm_world_level(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
+  const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, kThreads);
+  tbb::task_arena arena(kThreads);
+  arena.execute([&] {
+    malloc_trim(0);
+    const std::size_t heap_before = heap_in_use();
+    const std::size_t rss_before = resident_bytes();
+    agrid::scenes::BulletHarness harness(world_def(kind));
+    btDiscreteDynamicsWorld& world = harness.world();
+    world.setForceUpdateAllAabbs(false);
+    btCollisionShape* tile = harness.own(std::make_unique<btBoxShape>(btVector3(kTileHalfWidth, kTileHalfHeight, kTileHalfWidth)));
+    btCollisionShape* sphere = harness.own(std::make_unique<btSphereShape>(kSphereRadius));
+    std::vector<BodyPtr> tiles;
+    tiles.reserve(static_cast<std::size_t>(kLevelSide) * kLevelSide);
+    for (int row = 0; row < kLevelSide; ++row) {
+      for (int column = 0; column < kLevelSide; ++column) tiles.push_back(make_body(tile, 0, tile_at(row, column)));
+    }
+    std::vector<BodyPtr> spheres;
+    std::mt19937_64 rng(kWorldSeed);
+    std::uniform_real_distribution<btScalar> across(0, kTileSpacing * static_cast<btScalar>(kLevelSide - 1));
+    std::uniform_real_distribution<btScalar> height(kLevelLowest, kLevelHighest);
+    for (int i = 0; i < kLevelSpheres; ++i) {
+      const btScalar x = across(rng);
+      const btScalar y = height(rng);
+      const btScalar z = across(rng);
+      spheres.push_back(make_body(sphere, kSphereMass, btVector3(x, y, z)));
+    }
+    const std::size_t heap_made = heap_in_use();
+    const auto build_start = std::chrono::steady_clock::now();
+    for (const BodyPtr& body : tiles) world.addRigidBody(body.get());
+    for (const BodyPtr& body : spheres) world.addRigidBody(body.get());
+    const double build_s = seconds(std::chrono::steady_clock::now() - build_start);
+    const double bodies = static_cast<double>(world.getNumCollisionObjects());
+    const auto warmup_start = std::chrono::steady_clock::now();
+    harness.step(kLevelWarmupSteps);
+    const double warmup_s = seconds(std::chrono::steady_clock::now() - warmup_start);
+
+    std::vector<double> step_ms, broadphase_ms, pairs_ms;
+    double unload_s = 0;
+    double list_s = 0;
+    double pairs = 0;
+    std::size_t heap_full = 0;
+    std::size_t rss_full = 0;
+    std::size_t grid_bytes_full = 0;
+    for (auto _ : state) {
+      for (int i = 0; i < kLevelTimedSteps; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        harness.step();
+        step_ms.push_back(ms(std::chrono::steady_clock::now() - start));
+        broadphase_ms.push_back(ms(harness.timed()->last_step_time()));
+        if (harness.grid() != nullptr) pairs_ms.push_back(1e3 * harness.grid()->lastStepStats().m_calculateOverlappingPairsSeconds);
+      }
+      state.PauseTiming();
+      heap_full = heap_in_use();
+      rss_full = resident_bytes();
+      if (harness.grid() != nullptr) grid_bytes_full = harness.grid()->broadphase().stats().bytes_held;
+      pairs = harness.cache().getNumOverlappingPairs();
+      list_s = 1e-3 * (dynamic_list_ms(world, tiles) + dynamic_list_ms(world, spheres));
+      state.ResumeTiming();
+      // Tiles first: their pairs with the spheres are still in the cache, as when a game unloads
+      // a level under the bodies still on it. (Spheres first would spare Bullet's search of its
+      // dynamic list, list_s, but leave the cache empty, hiding what removal costs with pairs.)
+      const auto unload_start = std::chrono::steady_clock::now();
+      for (const BodyPtr& body : tiles) world.removeRigidBody(body.get());
+      for (const BodyPtr& body : spheres) world.removeRigidBody(body.get());
+      unload_s = seconds(std::chrono::steady_clock::now() - unload_start);
+    }
+    clear_world(world);  // a no-op, unless the timed loop did not run
+    std::vector<BodyPtr>().swap(tiles);  // deletes the bodies and frees the vectors
+    std::vector<BodyPtr>().swap(spheres);
+    malloc_trim(0);
+    const std::size_t heap_after = heap_in_use();
+    const std::size_t rss_after = resident_bytes();
+    const auto signed_mib = [](std::size_t after, std::size_t before) {
+      return (static_cast<double>(after) - static_cast<double>(before)) / kMiB;
+    };
+    state.counters["step_ms"] = median(step_ms);
+    state.counters["bp_ms"] = median(broadphase_ms);
+    state.counters["cop_ms"] = median(pairs_ms);
+    state.counters["pairs"] = pairs;
+    state.counters["build_s"] = build_s;
+    state.counters["warmup_s"] = warmup_s;
+    state.counters["unload_s"] = unload_s;
+    state.counters["bullet_list_s"] = list_s;
+    state.counters["bytes_per_object"] = (static_cast<double>(heap_full) - static_cast<double>(heap_before)) / bodies;
+    state.counters["world_bytes_per_object"] = (static_cast<double>(heap_full) - static_cast<double>(heap_made)) / bodies;
+    state.counters["rss_full_mib"] = signed_mib(rss_full, rss_before);
+    state.counters["held_mib"] = signed_mib(heap_after, heap_before);
+    state.counters["rss_held_mib"] = signed_mib(rss_after, rss_before);
+    if (harness.grid() != nullptr) {
+      state.counters["bytes_held_full_mib"] = static_cast<double>(grid_bytes_full) / kMiB;
+      state.counters["bytes_held_mib"] = static_cast<double>(harness.grid()->broadphase().stats().bytes_held) / kMiB;
+    }
+    state.counters["bodies"] = bodies;
+    state.counters["threads"] = kThreads;
   });
 }
 
@@ -385,6 +889,25 @@ int main(int argc, char** argv) {
     }
   }
   benchmark::RegisterBenchmark("BM_resting_step/100k/agrid", bm_resting_step)->Unit(benchmark::kMicrosecond);
+  for (const auto kind : kWorldKinds) {
+    const std::string kind_name(agrid::scenes::name(kind));
+    benchmark::RegisterBenchmark(("BM_world_stream/200k/" + kind_name).c_str(),
+                                 [kind](benchmark::State& state) { bm_world_stream(state, kind); })
+        ->Iterations(kStreamTimedSteps)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark(("BM_world_burst/" + kind_name).c_str(),
+                                 [kind](benchmark::State& state) { bm_world_burst(state, kind); })
+        ->Iterations(kBurstCycles)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark(("BM_world_level/" + kind_name).c_str(),
+                                 [kind](benchmark::State& state) { bm_world_level(state, kind); })
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
