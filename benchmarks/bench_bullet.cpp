@@ -101,7 +101,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-#include <cstdlib>
 
 #include "agrid/broadphase.h"
 #include "agrid/bullet/btAdaptiveGridBroadphase.h"
@@ -174,7 +173,6 @@ void bm_world(benchmark::State& state, std::string_view scene, std::uint32_t bod
       ray_ms.push_back(ms(world.last_query_time()));
       step_ms.push_back(total);
       rest_ms.push_back(total - broadphase_ms.back() - ray_ms.back());
-      if (getenv("PS") && kind == agrid::scenes::BroadphaseKind::agrid) world.broadphase().inner().printStats();
     }
     state.counters["bp_ms"] = median(broadphase_ms);
     state.counters["bp_mean_ms"] = mean(broadphase_ms);
