@@ -64,6 +64,7 @@ struct alignas(64) Object {
   bool leaving : 1 = false;  ///< Resting, and its box left its fat box or its filter changed.
   bool joining : 1 = false;  ///< Joining the resting tree in the update under way.
   bool moved : 1 = false;    ///< Resting, moved inside its fat box: its candidates are re-tested.
+  bool refused : 1 = false;  ///< Resting, listed in refused_at_rest: a resting neighbour's filter refused it.
 };
 static_assert(sizeof(Object) == 64);
 
@@ -173,6 +174,11 @@ struct RestingSet {
   AabbTree resting_tree;
   detail::CandidatePairs candidates;
   std::uint32_t resting = 0;
+  /// The objects whose `refused` is set, each once, and some whose flag was cleared since (or
+  /// that were removed): compacted when those are the most. Invariant: every object with
+  /// `refused` is listed once; `refused_count` counts them.
+  std::vector<Handle> refused_list;
+  std::uint32_t refused_count = 0;
 };
 
 /// The moving objects and the grid that pairs them. Invariant (Impl::problem): `moving` holds
@@ -275,6 +281,14 @@ struct Broadphase::Impl : ObjectTable, RestingSet, MovingSet, ChangeLists, PairL
     return now - o.fat_set_at >= inside || now - o.changed_at >= config.rest_after_unchanged;
   }
 
+  /// True iff the filters let a and b pair, or filters do not decide pairs with a moving member.
+  [[nodiscard]] bool moving_pair_passes(Handle a, Handle b) const noexcept {
+    return !config.filter_moving_pairs || passes(filters[a], filters[b]);
+  }
+  /// Two resting objects whose fat boxes overlap and whose filters refuse each other.
+  void note_refused(Handle a, Handle b);
+  void forget_refused(Handle h);
+  void compact_refused();
   void update(bool find_pairs);
   void take_changes();
   void leave_resting(Handle h);
@@ -295,6 +309,7 @@ struct Broadphase::Impl : ObjectTable, RestingSet, MovingSet, ChangeLists, PairL
   template <class Query>
   void visit_current(const Query& query, FunctionRef<Handle> visit) const;
   [[nodiscard]] const char* problem() const;
+  [[nodiscard]] const char* refused_problem() const;
 };
 
 Broadphase::Broadphase(const Config& config) : impl_(std::make_unique<Impl>(detail::checked(config))) {}
@@ -389,6 +404,8 @@ Filter Broadphase::filter(Handle handle) const {
 
 BroadphaseStats Broadphase::stats() const { return impl_->stats; }
 
+std::span<const Handle> Broadphase::refused_at_rest() const noexcept { return impl_->refused_list; }
+
 void Broadphase::for_each_overlap(const Box& box, FunctionRef<Handle> visit) const {
   if (is_valid(box)) impl_->visit_current(box, visit);
 }
@@ -426,6 +443,7 @@ void Broadphase::Impl::update(bool find_pairs) {
     moving_grid.build(grid_boxes);
   }
   all_pairs_current.store(false, std::memory_order_release);
+  compact_refused();
   handles.recycle();
   collect_stats();
   AGRID_ASSERT_NO_PROBLEM(problem());
@@ -471,6 +489,7 @@ void Broadphase::Impl::leave_resting(Handle h) {
   o.leaf = AabbTree::kNone;
   o.leaving = false;
   o.place = Place::none;  // enters the moving set below, if alive
+  forget_refused(h);
   --resting;
 }
 
@@ -545,7 +564,11 @@ void Broadphase::Impl::join_in_bulk() {
   for (const auto [i, j] : pairs) {
     const Handle a = entries[i].object;
     const Handle b = entries[j].object;
-    if (!(objects[a].joining || objects[b].joining) || !passes(filters[a], filters[b])) continue;
+    if (!(objects[a].joining || objects[b].joining)) continue;
+    if (!passes(filters[a], filters[b])) {
+      note_refused(a, b);
+      continue;
+    }
     const bool hit = detail::boxes_meet(objects[a].box, objects[b].box);
     candidates.add(a, b, hit);
     if (hit) touched_now.push_back(pair_key(a, b));
@@ -579,12 +602,41 @@ void Broadphase::Impl::add_candidates(Handle h) {
   const Object& o = objects[h];
   if (o.leaf == AabbTree::kNone) return;  // an invalid box pairs with nothing
   resting_tree.query(o.fat, stack, [&](std::uint32_t other) {
-    if (other == h || (objects[other].joining && other < h) || !passes(filters[h], filters[other])) return true;
+    if (other == h || (objects[other].joining && other < h)) return true;
+    if (!passes(filters[h], filters[other])) {
+      note_refused(h, other);
+      return true;
+    }
     const bool hit = detail::boxes_meet(o.box, objects[other].box);
     candidates.add(h, other, hit);
     if (hit) touched_now.push_back(pair_key(h, other));
     return true;
   });
+}
+
+void Broadphase::Impl::note_refused(Handle a, Handle b) {
+  for (const Handle h : {a, b}) {
+    if (objects[h].refused) continue;
+    objects[h].refused = true;
+    ++refused_count;
+    refused_list.push_back(h);
+  }
+}
+
+void Broadphase::Impl::forget_refused(Handle h) {
+  if (!objects[h].refused) return;
+  objects[h].refused = false;  // stays listed until compact_refused()
+  --refused_count;
+}
+
+void Broadphase::Impl::compact_refused() {
+  // Stale entries are dropped when they outnumber the listed objects: O(1) amortised per entry.
+  // (A removed object's handle may be reused by one that is refused in turn: sorted, the repeat
+  // goes too.)
+  if (refused_list.size() <= 2 * static_cast<std::size_t>(refused_count)) return;
+  std::erase_if(refused_list, [&](Handle h) { return h >= objects.size() || !objects[h].refused; });
+  std::sort(refused_list.begin(), refused_list.end());
+  refused_list.erase(std::unique(refused_list.begin(), refused_list.end()), refused_list.end());
 }
 
 void Broadphase::Impl::update_moving_set() {
@@ -613,7 +665,7 @@ void Broadphase::Impl::find_moving_keys() {
   for (const auto [i, j] : grid_pairs) {
     const Handle a = moving[i];
     const Handle b = moving[j];
-    if (passes(filters[a], filters[b])) next_keys.push_back(pair_key(a, b));
+    if (moving_pair_passes(a, b)) next_keys.push_back(pair_key(a, b));
   }
   // Moving x resting: each moving object queries the tree, in fixed units of work.
   const std::size_t units = resting_tree.leaves() == 0 ? 0 : (moving.size() + kQueriesPerWork - 1) / kQueriesPerWork;
@@ -628,7 +680,7 @@ void Broadphase::Impl::find_moving_keys() {
       const Box& box = objects[a].box;
       if (!is_valid(box)) continue;
       resting_tree.query(box, unit_stack, [&](std::uint32_t b) {
-        if (detail::boxes_meet(box, objects[b].box) && passes(filters[a], filters[b])) out.push_back(pair_key(a, b));
+        if (detail::boxes_meet(box, objects[b].box) && moving_pair_passes(a, b)) out.push_back(pair_key(a, b));
         return true;
       });
     }
@@ -664,7 +716,7 @@ void Broadphase::Impl::pair_in_one_grid() {
     if (i >= moving.size()) continue;  // resting x resting: kept as candidates
     const Handle a = grid_handles[i];
     const Handle b = grid_handles[j];
-    if (!passes(filters[a], filters[b])) continue;
+    if (!moving_pair_passes(a, b)) continue;
     (j < moving.size() ? next_keys : resting_keys).push_back(pair_key(a, b));
   }
   std::sort(resting_keys.begin(), resting_keys.end());
@@ -709,7 +761,8 @@ void Broadphase::Impl::collect_stats() {
                      moving_tree.stats().bytes_held +
                      (moving_keys.capacity() + next_keys.capacity() + touched_before.capacity() + touched_now.capacity()) *
                          sizeof(std::uint64_t) +
-                     (all_pairs.capacity() + grid_pairs.capacity()) * sizeof(Pair);
+                     (all_pairs.capacity() + grid_pairs.capacity()) * sizeof(Pair) +
+                     refused_list.capacity() * sizeof(Handle);
 }
 
 void Broadphase::Impl::bring_pairs_up_to_date() const {
@@ -767,6 +820,21 @@ void Broadphase::Impl::visit_current(const Query& query, FunctionRef<Handle> vis
 
 // ---- invariant ---------------------------------------------------------------------------------
 
+const char* Broadphase::Impl::refused_problem() const {
+  std::vector<std::uint8_t> listed(objects.size(), 0);
+  for (const Handle h : refused_list) {
+    if (h < objects.size()) listed[h] = 1;
+  }
+  std::uint32_t count = 0;
+  for (Handle h = 0; h < objects.size(); ++h) {
+    if (!objects[h].refused) continue;
+    ++count;
+    if (objects[h].place != Place::resting) return "Broadphase: a refused object does not rest";
+    if (listed[h] == 0) return "Broadphase: a refused object is not listed";
+  }
+  return count == refused_count ? nullptr : "Broadphase: the refused objects are miscounted";
+}
+
 const char* Broadphase::Impl::problem() const {
   if (const char* p = resting_tree.problem()) return p;
   if (const char* p = candidates.problem()) return p;
@@ -796,6 +864,7 @@ const char* Broadphase::Impl::problem() const {
     }
   }
   if (alive != live || rest != resting || leaves != resting_tree.leaves()) return "Broadphase: counts disagree";
+  if (const char* p = refused_problem()) return p;
   if (move != moving.size() || !std::is_sorted(moving.begin(), moving.end())) return "Broadphase: the moving set is off";
   for (const Handle h : moving) {
     if (objects[h].place != Place::moving) return "Broadphase: the moving set holds an object that does not move";

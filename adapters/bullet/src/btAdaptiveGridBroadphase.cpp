@@ -33,9 +33,15 @@ using agrid::bullet_detail::toSegment;
 using agrid::bullet_detail::ProxyPairCache;
 using Clock = std::chrono::steady_clock;
 
-/// Every group meets every mask: agrid finds every pair of overlapping boxes, and the pair cache
-/// decides with the filters as they are when the pair is offered (see calculateOverlappingPairs).
+/// Every group meets every mask: what agrid is told while a user's filter callback decides.
 constexpr agrid::Filter kPassAll{0xffffffffu, 0xffffffffu};
+
+/// The user's config, with the pairs that have a moving member left to the pair cache to decide:
+/// it reads the filters as they are when such a pair begins (see calculateOverlappingPairs).
+[[nodiscard]] agrid::Config adapterConfig(agrid::Config config) noexcept {
+  config.filter_moving_pairs = false;
+  return config;
+}
 
 /// A per-handle array is shrunk when its capacity is more than this many times its size, to
 /// twice its size: far enough apart that a world that breathes does not reallocate every step.
@@ -154,8 +160,14 @@ class btAdaptiveGridBroadphase::Impl {
   [[nodiscard]] btAdaptiveGridProxy* proxyOf(agrid::Handle handle) const noexcept { return m_proxies[handle]; }
   /// The proxy given by Bullet, refused if it was destroyed already (and its slot not reused).
   [[nodiscard]] static btAdaptiveGridProxy& liveProxy(btBroadphaseProxy* proxy, const char* call);
-  /// Compares the filters of the watched proxies with what was last seen; true iff one changed.
+  /// What agrid is told of a proxy's filter: the one last seen, or pass-all while a callback decides.
+  [[nodiscard]] agrid::Filter filterOf(const btAdaptiveGridProxy& proxy) const noexcept;
+  /// Compares the filters of the watched proxies, and of those agrid refused a pair among
+  /// resting objects, with what was last seen; true iff one changed.
   [[nodiscard]] bool watchedFilterChanged();
+  /// The proxy's filter changed: agrid is told (its resting pairs are decided anew at the next
+  /// update) and the cache asked again about every pair.
+  void syncFilter(btAdaptiveGridProxy& proxy);
   /// Counts the overlaps that began and ended per proxy; a proxy that gains its first is watched.
   void countOverlaps(const agrid::PairChanges& changes);
   [[nodiscard]] bool applyFilterCallback();
@@ -216,7 +228,7 @@ class btAdaptiveGridBroadphase::Impl {
 };
 
 btAdaptiveGridBroadphase::Impl::Impl(btOverlappingPairCache* pairCache, const agrid::Config& config)
-    : m_broadphase(config), m_pairCache(pairCache) {
+    : m_broadphase(adapterConfig(config)), m_pairCache(pairCache) {
   if (pairCache != nullptr && pairCache->hasDeferredRemoval()) {
     m_queriesOnly = keepsNoPairs(*pairCache);
     if (!m_queriesOnly) {
@@ -260,7 +272,7 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::Impl::createProxy(const btVector3& 
   proxy->m_uniqueId = m_nextUniqueId++;  // from 1, never reused, as btDbvtBroadphase
   bool created = false;
   try {
-    proxy->m_handle = m_broadphase.create(toBox(aabbMin, aabbMax), kPassAll);
+    proxy->m_handle = m_broadphase.create(toBox(aabbMin, aabbMax), filterOf(*proxy));
     created = true;
     if (m_proxies.size() <= proxy->m_handle) m_proxies.resize(proxy->m_handle + std::size_t{1}, nullptr);
   } catch (...) {
@@ -332,12 +344,25 @@ void btAdaptiveGridBroadphase::Impl::aabbTest(const btVector3& aabbMin, const bt
   m_broadphase.for_each_overlap(toBox(aabbMin, aabbMax), [&](agrid::Handle h) { callback.process(m_proxies[h]); });
 }
 
+agrid::Filter btAdaptiveGridBroadphase::Impl::filterOf(const btAdaptiveGridProxy& proxy) const noexcept {
+  if (m_filterCallback != nullptr) return kPassAll;
+  return {static_cast<std::uint32_t>(proxy.m_seenGroup), static_cast<std::uint32_t>(proxy.m_seenMask)};
+}
+
+void btAdaptiveGridBroadphase::Impl::syncFilter(btAdaptiveGridProxy& proxy) {
+  proxy.seeFilter();
+  m_broadphase.set_filter(proxy.m_handle, filterOf(proxy));
+  m_recheckPairs = true;
+}
+
 bool btAdaptiveGridBroadphase::Impl::watchedFilterChanged() {
-  // Only a proxy with an overlapping box can gain or lose a pair by a filter change: the others'
-  // filters are read when a pair of theirs begins, as the cache decides on it. So the watched
-  // proxies are looked at, not the world (a static level with setForceUpdateAllAabbs(false)
-  // costs nothing here). Those destroyed or without overlaps since are dropped.
-  bool changed = false;
+  // Only a proxy whose box overlaps another's can gain or lose a pair by a filter change. Those
+  // in a pair of agrid's (which holds every overlap with a moving member, whatever the filters
+  // say) are the watched list; those agrid refused a pair among resting objects it lists itself.
+  // The others' filters are read when a pair of theirs begins, as the cache decides on it. So a
+  // static level whose objects overlap nothing of their own costs nothing here. Watched proxies
+  // destroyed or without overlaps since are dropped.
+  m_recheckPairs = false;
   std::size_t kept = 0;
   for (btAdaptiveGridProxy* p : m_watched) {
     if (p->m_handle == btAdaptiveGridProxy::kDestroyed) continue;  // in the pool's quarantine
@@ -345,14 +370,15 @@ bool btAdaptiveGridBroadphase::Impl::watchedFilterChanged() {
       p->m_overlaps = 0;  // unlisted
       continue;
     }
-    if (p->filterChanged()) {
-      p->seeFilter();
-      changed = true;
-    }
+    if (p->filterChanged()) syncFilter(*p);
     m_watched[kept++] = p;
   }
   m_watched.resize(kept);
-  return changed;
+  for (const agrid::Handle h : m_broadphase.refused_at_rest()) {
+    btAdaptiveGridProxy* p = h < m_proxies.size() ? m_proxies[h] : nullptr;  // removed ones linger
+    if (p != nullptr && p->filterChanged()) syncFilter(*p);
+  }
+  return m_recheckPairs;
 }
 
 void btAdaptiveGridBroadphase::Impl::countOverlaps(const agrid::PairChanges& changes) {
@@ -366,8 +392,7 @@ void btAdaptiveGridBroadphase::Impl::countOverlaps(const agrid::PairChanges& cha
       btAdaptiveGridProxy* p = proxyOf(h);
       AGRID_ASSERT(p != nullptr);  // pairs begin between live objects
       if (p->overlaps() == 0) {
-        // Its pairs are decided now, with its filter as it is: from here it is watched.
-        p->seeFilter();
+        // From here it is watched (its filter, if changed unseen, is compared at the next step).
         if (!p->watched()) m_watched.push_back(p);
         p->m_overlaps |= btAdaptiveGridProxy::kWatchedBit;
       }
@@ -382,8 +407,14 @@ bool btAdaptiveGridBroadphase::Impl::applyFilterCallback() {
   // or is replaced, every pair is asked about again.
   btOverlapFilterCallback* const callback = m_pairCache->getOverlapFilterCallback();
   if (callback == m_filterCallback) return false;
+  const bool modeChanged = (callback == nullptr) != (m_filterCallback == nullptr);
   m_filterCallback = callback;
   if (!keepsRefused()) m_refused.clear();
+  if (modeChanged) {  // agrid filters by group and mask exactly while no callback is set
+    for (btAdaptiveGridProxy* proxy : m_proxies) {
+      if (proxy != nullptr) m_broadphase.set_filter(proxy->m_handle, filterOf(*proxy));
+    }
+  }
   return true;
 }
 

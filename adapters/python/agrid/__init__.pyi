@@ -38,6 +38,7 @@ class Config:
     rest_after: int
     rest_after_querying: int
     rest_after_unchanged: int
+    filter_moving_pairs: bool
     tree_query_cost: int
     def __init__(self, **fields: object) -> None:
         """The defaults, with the fields named set: Config(leaf_capacity=16); an unknown name is a TypeError."""

@@ -109,6 +109,12 @@ struct Config {
   /// and a removal to leave, so the defaults keep drifting bodies out (docs/benchmarks.md).
   std::uint32_t rest_after_unchanged = 2;
 
+  /// True: the filters decide every pair. False: they decide only pairs of two resting objects
+  /// (whose candidates are kept); a pair with a moving member is reported whatever the filters
+  /// say, for an engine that decides such pairs itself when they begin, with the filters as they
+  /// are then (the Bullet adapter: its pair cache reads Bullet's live filters).
+  bool filter_moving_pairs = true;
+
   /// What one moving object's query of the resting tree costs, in boxes given to the grid.
   /// While the moving objects are fewer than the resting ones divided by this, each queries the
   /// tree; otherwise one grid over both finds their pairs. Measured (docs/benchmarks.md).
