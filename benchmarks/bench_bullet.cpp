@@ -52,8 +52,11 @@
 //                              sphere is found after the 2,000 boxes, in any order: at least
 //                              10 million comparisons, a floor no broadphase lowers)
 //   pairs                      in the cache just before the removal
-// BM_world_level/<kind>: a level of 1,000,000 tiles (a 1,000 x 1,000 floor) and 1,000 spheres
-// falling onto it, setForceUpdateAllAabbs(false); 10 warm-up steps (warmup_s), then one iteration:
+// BM_world_level/<floor>/<kind>: a level of 1,000,000 tiles (a 1,000 x 1,000 floor) and 1,000
+// spheres falling onto it, setForceUpdateAllAabbs(false). <floor>: "touching", tiles edge to edge
+// (each overlaps its neighbours: static pairs the filters refuse, which agrid watches by default);
+// "touching-unwatched", the same with agrid's setWatchFiltersAtRest(false); "apart", tiles 0.25
+// apart (no static overlaps another). 10 warm-up steps (warmup_s), then one iteration:
 // 20 timed steps, then the level unloaded: every tile removed in creation order with the spheres
 // still on them (their pairs in the cache), then the spheres. Counters:
 //   step_ms, bp_ms, cop_ms     medians of the step, of the broadphase's share, of agrid's own
@@ -428,9 +431,9 @@ BodyPtr make_body(btCollisionShape* shape, btScalar mass, const btVector3& at) {
   return std::make_unique<btRigidBody>(info);
 }
 
-/// The tile of floor row `row` (along x) and column `column` (along z).
-btVector3 tile_at(int row, int column) {
-  return {kTileSpacing * static_cast<btScalar>(row), -kTileHalfHeight, kTileSpacing * static_cast<btScalar>(column)};
+/// The tile of floor row `row` (along x) and column `column` (along z), `spacing` apart.
+btVector3 tile_at(int row, int column, btScalar spacing = kTileSpacing) {
+  return {spacing * static_cast<btScalar>(row), -kTileHalfHeight, spacing * static_cast<btScalar>(column)};
 }
 
 /// A sphere resting on the floor at (x, z), rolling at `speed` in a random horizontal direction.
@@ -714,13 +717,28 @@ constexpr btScalar kLevelLowest = btScalar(0.6);
 constexpr btScalar kLevelHighest = btScalar(2.6);
 constexpr int kLevelWarmupSteps = 10;
 constexpr int kLevelTimedSteps = 20;
+/// The "apart" level's tiles leave this gap between them (more than Bullet's contact threshold
+/// grows each box by on each side, 0.02): its static objects overlap nothing of their own.
+constexpr btScalar kLevelGap = btScalar(0.25);
+
+/// The level's floor and how agrid watches filters there.
+struct LevelVariant {
+  const char* name;        ///< The benchmark's middle part.
+  bool apart;              ///< Tiles kLevelGap apart, else edge to edge (touching: every tile's box overlaps its neighbours').
+  bool watch_at_rest;      ///< btAdaptiveGridBroadphase::setWatchFiltersAtRest.
+};
+constexpr LevelVariant kLevelVariants[] = {
+    {"touching", false, true},
+    {"touching-unwatched", false, false},
+    {"apart", true, true},
+};
 
 /// BM_world_level: a big static level with setForceUpdateAllAabbs(false), as its users run it.
 /// Built untimed (build_s), kLevelWarmupSteps steps, then one iteration: kLevelTimedSteps
 /// steps, then the level unloaded: every tile removed (removeRigidBody) with the spheres still
 /// on them, then the spheres. Memory is read before the world is made, at full level (after the
 /// steps) and after the unload, the bodies deleted and malloc_trim(0), the world still alive.
-void bm_world_level(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
+void bm_world_level(benchmark::State& state, agrid::scenes::BroadphaseKind kind, const LevelVariant& variant) {
   const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, kThreads);
   tbb::task_arena arena(kThreads);
   arena.execute([&] {
@@ -730,16 +748,18 @@ void bm_world_level(benchmark::State& state, agrid::scenes::BroadphaseKind kind)
     agrid::scenes::BulletHarness harness(world_def(kind));
     btDiscreteDynamicsWorld& world = harness.world();
     world.setForceUpdateAllAabbs(false);
+    if (harness.grid() != nullptr) harness.grid()->setWatchFiltersAtRest(variant.watch_at_rest);
+    const btScalar spacing = kTileSpacing + (variant.apart ? kLevelGap : 0);
     btCollisionShape* tile = harness.own(std::make_unique<btBoxShape>(btVector3(kTileHalfWidth, kTileHalfHeight, kTileHalfWidth)));
     btCollisionShape* sphere = harness.own(std::make_unique<btSphereShape>(kSphereRadius));
     std::vector<BodyPtr> tiles;
     tiles.reserve(static_cast<std::size_t>(kLevelSide) * kLevelSide);
     for (int row = 0; row < kLevelSide; ++row) {
-      for (int column = 0; column < kLevelSide; ++column) tiles.push_back(make_body(tile, 0, tile_at(row, column)));
+      for (int column = 0; column < kLevelSide; ++column) tiles.push_back(make_body(tile, 0, tile_at(row, column, spacing)));
     }
     std::vector<BodyPtr> spheres;
     std::mt19937_64 rng(kWorldSeed);
-    std::uniform_real_distribution<btScalar> across(0, kTileSpacing * static_cast<btScalar>(kLevelSide - 1));
+    std::uniform_real_distribution<btScalar> across(0, spacing * static_cast<btScalar>(kLevelSide - 1));
     std::uniform_real_distribution<btScalar> height(kLevelLowest, kLevelHighest);
     for (int i = 0; i < kLevelSpheres; ++i) {
       const btScalar x = across(rng);
@@ -899,11 +919,19 @@ int main(int argc, char** argv) {
         ->Iterations(kBurstCycles)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
-    benchmark::RegisterBenchmark(("BM_world_level/" + kind_name).c_str(),
-                                 [kind](benchmark::State& state) { bm_world_level(state, kind); })
-        ->Iterations(1)
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime();
+  }
+  for (const LevelVariant& variant : kLevelVariants) {
+    for (const auto kind : kWorldKinds) {
+      // The watch is the adapter's: dbvt runs the touching and apart levels once each.
+      if (!variant.watch_at_rest && kind != agrid::scenes::BroadphaseKind::agrid) continue;
+      const std::string name = "BM_world_level/" + std::string(variant.name) + "/" + std::string(agrid::scenes::name(kind));
+      benchmark::RegisterBenchmark(name.c_str(), [kind, &variant](benchmark::State& state) {
+        bm_world_level(state, kind, variant);
+      })
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
   }
 
   benchmark::Initialize(&argc, argv);

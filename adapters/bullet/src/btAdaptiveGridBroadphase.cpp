@@ -144,6 +144,8 @@ class btAdaptiveGridBroadphase::Impl {
   /// Two clock reads per setAabb cost more than an unchanged AABB's setAabb itself (53 ns
   /// against 4.4 in BM_resting_step), so its timing is asked for (setTimeSetAabbCalls).
   bool m_timeSetAabb = false;
+  /// setWatchFiltersAtRest: the proxies agrid refused a pair among resting objects are looked at.
+  bool m_watchFiltersAtRest = true;
 
  private:
   /// A pair to remove from the cache or to offer to it.
@@ -374,6 +376,7 @@ bool btAdaptiveGridBroadphase::Impl::watchedFilterChanged() {
     m_watched[kept++] = p;
   }
   m_watched.resize(kept);
+  if (!m_watchFiltersAtRest) return m_recheckPairs;
   for (const agrid::Handle h : m_broadphase.refused_at_rest()) {
     btAdaptiveGridProxy* p = h < m_proxies.size() ? m_proxies[h] : nullptr;  // removed ones linger
     if (p != nullptr && p->filterChanged()) syncFilter(*p);
@@ -707,3 +710,7 @@ const btAdaptiveGridBroadphaseStats& btAdaptiveGridBroadphase::lastStepStats() c
 void btAdaptiveGridBroadphase::setTimeSetAabbCalls(bool on) { m_impl->m_timeSetAabb = on; }
 
 bool btAdaptiveGridBroadphase::getTimeSetAabbCalls() const { return m_impl->m_timeSetAabb; }
+
+void btAdaptiveGridBroadphase::setWatchFiltersAtRest(bool on) { m_impl->m_watchFiltersAtRest = on; }
+
+bool btAdaptiveGridBroadphase::getWatchFiltersAtRest() const { return m_impl->m_watchFiltersAtRest; }

@@ -145,6 +145,38 @@ TEST(BulletAdapterLiveFilters, FiltersChangedInAStaticLevelWithoutSetAabb) {
   EXPECT_GT(w.cache().getNumOverlappingPairs(), 20) << "the balls touch nothing: the test lost its teeth";
 }
 
+// setWatchFiltersAtRest(false): a filter widened on two static boxes that touch is not seen
+// while nothing near them moves (as with dbvt, which never pairs two objects at rest again);
+// it is seen at the next step once the watch is on, or once a moving body touches one of them.
+TEST(BulletAdapterLiveFilters, UnwatchedFiltersAtRestAreSeenWhenSomethingMoves) {
+  for (const bool turn_watch_on : {true, false}) {
+    SCOPED_TRACE(turn_watch_on ? "the watch turned on" : "a ball dropped on one");
+    World w(BroadphaseKind::agrid, {}, btVector3(0, -10, 0));
+    w.world().setForceUpdateAllAabbs(false);
+    w.grid()->setWatchFiltersAtRest(false);
+    EXPECT_FALSE(w.grid()->getWatchFiltersAtRest());
+    auto* slab = w.own(std::make_unique<btBoxShape>(btVector3(1, 0.5f, 1)));
+    btRigidBody* a = w.add_body(slab, 0, btTransform(btQuaternion::getIdentity(), btVector3(0, 0, 0)));
+    btRigidBody* b = w.add_body(slab, 0, btTransform(btQuaternion::getIdentity(), btVector3(2, 0, 0)));  // touching
+    w.step(5);
+    btBroadphaseProxy* pa = a->getBroadphaseHandle();
+    btBroadphaseProxy* pb = b->getBroadphaseHandle();
+    ASSERT_EQ(w.cache().findPair(pa, pb), nullptr) << "static objects refuse each other by default";
+    pa->m_collisionFilterMask = pb->m_collisionFilterMask = btBroadphaseProxy::AllFilter;
+    w.step(5);
+    EXPECT_EQ(w.cache().findPair(pa, pb), nullptr) << "unwatched: nothing moved, nothing seen";
+    if (turn_watch_on) {
+      w.grid()->setWatchFiltersAtRest(true);
+      w.step();
+    } else {
+      auto* ball = w.own(std::make_unique<btSphereShape>(0.3f));
+      w.add_body(ball, 1, btTransform(btQuaternion::getIdentity(), btVector3(0, 1.5f, 0)));
+      w.step(60);  // lands on a: its pair with a begins, a is watched and its filter seen
+    }
+    EXPECT_NE(w.cache().findPair(pa, pb), nullptr) << "the widened filters were never seen";
+  }
+}
+
 /// Accepts pairs unless both objects have user index 7 (or, with `allow_sevens`, any pair);
 /// ignores groups and masks.
 struct SevensCallback : btOverlapFilterCallback {
