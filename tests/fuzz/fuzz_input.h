@@ -1,7 +1,7 @@
 #pragma once
 // FuzzInput: turns a fuzzer's bytes into configs, boxes and small numbers, for the fuzz targets
-// (fuzz_pairs.cpp, fuzz_broadphase.cpp, fuzz_bullet.cpp). Every byte string is a valid input: reads past the end
-// give zeros, so the fuzzer can grow or cut inputs anywhere.
+// (fuzz_pairs.cpp, fuzz_broadphase.cpp, fuzz_bullet.cpp). Every byte string is a valid input:
+// reads past the end give zeros, so the fuzzer can grow or cut inputs anywhere.
 
 #include <cstddef>
 #include <cstdint>
