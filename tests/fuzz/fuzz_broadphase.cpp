@@ -24,10 +24,6 @@ constexpr std::size_t kMaxObjects = 200;
 /// The filter groups and masks a byte picks from: everything, two disjoint groups, nothing.
 constexpr std::uint32_t kFilterBits[4] = {0xffffffffu, 1u, 2u, 0u};
 
-/// Config::rest_after and Config::tree_query_cost as a byte picks them: the default first.
-constexpr std::uint32_t kRestAfter[4] = {16, 1, 2, 4};
-constexpr std::uint32_t kTreeQueryCost[4] = {16, 1, 4, 1000};
-
 using Model = agrid::oracle::BroadphaseModel;
 using agrid::oracle::difference;
 
@@ -71,14 +67,7 @@ std::vector<Pair> check_update(agrid::Broadphase& broadphase, const Model& model
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   agrid::fuzz::FuzzInput in(data, size);
-  agrid::Config config = in.config();
-  // One byte: the fat margin (bit 0), when moving objects rest (bits 1-3) and when they query the
-  // resting tree one by one or pair with it in one grid (bits 4-5), so that every path runs.
-  const std::uint8_t knobs = in.byte();
-  config.fat_margin = (knobs & 1) != 0 ? 0.0f : 0.5f;
-  config.rest_after = kRestAfter[(knobs >> 1) & 3];
-  config.rest_after_unchanged = 1 + ((knobs >> 3) & 1);
-  config.tree_query_cost = kTreeQueryCost[(knobs >> 4) & 3];
+  const agrid::Config config = in.broadphase_config();
   const bool raw = (in.byte() & 1) != 0;
   agrid::Broadphase broadphase(config);
   Model model;

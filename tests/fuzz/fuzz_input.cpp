@@ -15,6 +15,10 @@ static_assert(scenes::kSpecialCoordinates.size() == 256 - kFirstSpecial, "one co
 /// Half-integers from -kHalfSteps/2 to +kHalfSteps/2: few enough values that boxes meet often.
 constexpr int kHalfSteps = 16;
 
+/// Config::rest_after and Config::tree_query_cost as a byte picks them: the default first.
+constexpr std::uint32_t kRestAfter[4] = {16, 1, 2, 4};
+constexpr std::uint32_t kTreeQueryCost[4] = {16, 1, 4, 1000};
+
 }  // namespace
 
 float FuzzInput::raw_float() noexcept {
@@ -60,6 +64,18 @@ Config FuzzInput::config() noexcept {
   c.max_staying_share = std::array<float, 2>{0.0f, 1.0f}[(b >> 5) & 1];
   c.tree_min_boxes = 2;
   c.task_entries = std::array<std::uint32_t, 4>{1, 8, 64, 4096}[b >> 6];
+  return c;
+}
+
+Config FuzzInput::broadphase_config() noexcept {
+  Config c = config();
+  // Bit 0: the fat margin; bits 1-3: when moving objects rest; bits 4-5: when they query the
+  // resting tree one by one or pair with it in one grid.
+  const std::uint8_t knobs = byte();
+  c.fat_margin = (knobs & 1) != 0 ? 0.0f : 0.5f;
+  c.rest_after = kRestAfter[(knobs >> 1) & 3];
+  c.rest_after_unchanged = 1 + ((knobs >> 3) & 1);
+  c.tree_query_cost = kTreeQueryCost[(knobs >> 4) & 3];
   return c;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // FuzzInput: turns a fuzzer's bytes into configs, boxes and small numbers, for the fuzz targets
-// (fuzz_pairs.cpp, fuzz_broadphase.cpp). Every byte string is a valid input: reads past the end
-// give zeros, so the fuzzer can grow or cut inputs anywhere.
+// (fuzz_pairs.cpp, fuzz_broadphase.cpp, fuzz_bullet.cpp). Every byte string is a valid input:
+// reads past the end give zeros, so the fuzzer can grow or cut inputs anywhere.
 
 #include <cstddef>
 #include <cstdint>
@@ -46,6 +46,11 @@ class FuzzInput {
   /// A usable configuration from one byte, reaching the extremes of each knob (one-box leaves,
   /// sweeps of two, no staying boxes, a tree for a handful of boxes, one-entry tasks).
   Config config() noexcept;
+
+  /// config(), then one byte of the Broadphase's own knobs: the fat margin, when moving objects
+  /// rest, and whether they query the resting tree one by one or pair with it in one grid, so
+  /// that every path of Broadphase::update runs (fuzz_broadphase.cpp, fuzz_bullet.cpp).
+  Config broadphase_config() noexcept;
 
  private:
   const std::uint8_t* data_;
