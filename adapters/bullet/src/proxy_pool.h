@@ -33,6 +33,11 @@ class ProxyPool {
   /// Gives back a slot whose proxy has been destroyed.
   void release(void* slot) { free_.push_back(slot); }
 
+  /// Heap memory held: the blocks and the lists of them and of free slots.
+  [[nodiscard]] std::size_t bytes_held() const noexcept {
+    return blocks_.size() * kSlotBytes * kProxiesPerBlock + (blocks_.capacity() + free_.capacity()) * sizeof(void*);
+  }
+
  private:
   /// Proxies per block: 4,096 of about 80 bytes, a few hundred KiB.
   static constexpr std::size_t kProxiesPerBlock = 4096;
