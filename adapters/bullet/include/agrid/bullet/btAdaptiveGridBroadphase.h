@@ -31,7 +31,10 @@ struct Config;     // <agrid/config.h> (C++11 and later)
 ///   cost a comparison. Objects that stop moving rest in a tree changed one leaf at a time,
 ///   with their candidate pairs kept: a step costs what changed.
 /// * rayTest and aabbTest never miss: they walk the resting tree and the moving set's grid
-///   (and test objects changed since the last calculateOverlappingPairs directly).
+///   (and test objects changed since the last calculateOverlappingPairs directly). aabbTest
+///   offers exactly the overlapping stored AABBs, so btCollisionWorld::contactTest reports the
+///   same points at distance <= 0 as with btDbvtBroadphase, every one; dbvt's fattened leaves
+///   offer more objects, for which it also reports points at a positive distance.
 /// * "Exact" and "never miss" are relative to the stored AABBs, those of the last setAabb. After
 ///   stepSimulation they are the boxes from before the step's integration, as with any Bullet
 ///   broadphase: the world's updateAabbs runs at the start of the next step. To query bodies
