@@ -4,7 +4,6 @@
 // stepped on 1 and on 2 threads ends bitwise identical.
 
 #include <gtest/gtest.h>
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "bt_world.h"
+#include "parallel_for.h"  // agrid's loops, whose fork and join ThreadSanitizer sees
 
 namespace agrid::bt_test {
 namespace {
@@ -367,7 +367,7 @@ TEST(BulletAdapterQueries, ConcurrentAndNestedBroadphaseQueries) {
       w.step();
       std::vector<std::vector<int>> parallel(rays.size());
       std::vector<char> nested(rays.size(), 0);
-      tbb::parallel_for(std::size_t{0}, rays.size(), [&](std::size_t i) {
+      detail::parallel_for(std::size_t{0}, rays.size(), [&](std::size_t i) {
         ProxyCollector c(&w.broadphase(), rays[i].first, rays[i].second);
         w.broadphase().rayTest(rays[i].first, rays[i].second, c);
         std::sort(c.ids.begin(), c.ids.end());
