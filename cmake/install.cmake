@@ -30,9 +30,16 @@ if(TARGET agrid_bullet_float64)
   agrid_install_bullet_adapter(agrid_bullet_float64 agridBulletFloat64Targets)
 endif()
 
+# ThreadSanitizer's suppressions of oneTBB's false positives (tests/tsan.supp says why), for a
+# program that uses agrid to run under TSAN_OPTIONS=suppressions=<this file>. The CMake package
+# gives its path as agrid_TSAN_SUPPRESSIONS, the pkg-config files as tsan_suppressions.
+set(AGRID_TSAN_SUPPRESSIONS_FILE ${CMAKE_INSTALL_DATADIR}/agrid/tsan.supp)
+install(FILES tests/tsan.supp DESTINATION ${CMAKE_INSTALL_DATADIR}/agrid COMPONENT dev)
+
 configure_package_config_file(cmake/agridConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/agridConfig.cmake
-  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/agrid)
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/agrid
+  PATH_VARS AGRID_TSAN_SUPPRESSIONS_FILE)
 # 0.x: a minor version may change the interface, so find_package(agrid 0.3) takes 0.3.x only.
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/agridConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)

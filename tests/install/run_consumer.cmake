@@ -118,6 +118,12 @@ elseif(TAKE STREQUAL "pkgconfig")
   set(ENV{PKG_CONFIG_PATH} "${prefix}/${LIBDIR}/pkgconfig")
   run_step(pkg-config pkg-config --cflags --libs "${PC_MODULE}")
   string(STRIP "${step_output}" pc_flags)
+  # The ThreadSanitizer suppressions a user's TSan run takes, installed where the .pc file says.
+  run_step(pkg-config pkg-config --variable=tsan_suppressions "${PC_MODULE}")
+  string(STRIP "${step_output}" suppressions)
+  if(NOT EXISTS "${suppressions}")
+    message(FATAL_ERROR "install.${TAKE}: ${PC_MODULE}.pc's tsan_suppressions (${suppressions}) does not exist")
+  endif()
   separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
   separate_arguments(extra_flags UNIX_COMMAND "${flags} ${link_flags}")
   run_step(build "${CXX_COMPILER}" -std=c++${CONSUMER_CXX_STANDARD} -Wall -Wextra -Wpedantic ${extra_flags}

@@ -37,6 +37,30 @@ TEST(Config, DefaultIsUsable) {
   EXPECT_EQ(grid.config().sweep_threshold, c.sweep_threshold);
 }
 
+// == compares every field: changing any one makes configs differ. (Its size stands for the list
+// of fields: a new field fails the static_assert until it is compared and listed here.)
+TEST(Config, EqualityComparesEveryField) {
+  static_assert(sizeof(Config) == 14 * 4 + 4, "a field was added to Config: compare it in operator== and here");
+  const Config base;
+  EXPECT_TRUE(base == Config{});
+  EXPECT_FALSE(base != Config{});
+  const std::vector<void (*)(Config&)> changes = {
+      [](Config& c) { ++c.leaf_capacity; },          [](Config& c) { c.big_span = 1; },
+      [](Config& c) { c.max_staying_share /= 2; },   [](Config& c) { c.max_copies_per_box += 1; },
+      [](Config& c) { ++c.sweep_threshold; },       [](Config& c) { c.sweep_window += 1; },
+      [](Config& c) { c.kernel = Kernel::scalar; },  [](Config& c) { ++c.task_entries; },
+      [](Config& c) { ++c.tree_min_boxes; },        [](Config& c) { c.fat_margin /= 2; },
+      [](Config& c) { ++c.rest_after; },            [](Config& c) { ++c.rest_after_querying; },
+      [](Config& c) { ++c.rest_after_unchanged; },  [](Config& c) { c.filter_moving_pairs = false; },
+      [](Config& c) { ++c.tree_query_cost; }};
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    Config changed;
+    changes[i](changed);
+    EXPECT_FALSE(changed == base) << "field " << i;
+    EXPECT_TRUE(changed != base) << "field " << i;
+  }
+}
+
 TEST(Config, ProblemNamesEachUnusableConfig) {
   for (const Config& c : unusable_configs()) {
     EXPECT_NE(c.problem(), nullptr) << name(c);

@@ -136,6 +136,8 @@ class btAdaptiveGridBroadphase::Impl {
   void timedCalculateOverlappingPairs(btDispatcher* dispatcher);
   void getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const;
   void printStats() const;
+  /// The step's stats of the world it leaves: agrid's counts, and the bytes of agrid and the adapter.
+  void fillWorldStats();
 
   agrid::Broadphase m_broadphase;
   btOverlappingPairCache* m_pairCache;
@@ -472,6 +474,7 @@ void btAdaptiveGridBroadphase::Impl::timedCalculateOverlappingPairs(btDispatcher
   m_stats.m_setAabbObjects = static_cast<int>(m_setAabbObjects);  // before the step resets it
   calculateOverlappingPairs(dispatcher);
   m_stats.m_pairs = m_pairCache->getNumOverlappingPairs();
+  fillWorldStats();
   m_stats.m_setAabbSeconds = seconds(m_setAabbTime);
   m_setAabbTime = Clock::duration::zero();
   m_stats.m_calculateOverlappingPairsSeconds = seconds(Clock::now() - start);
@@ -628,13 +631,28 @@ void btAdaptiveGridBroadphase::Impl::getBroadphaseAabb(btVector3& aabbMin, btVec
   if (!any) aabbMin = aabbMax = btVector3(0, 0, 0);
 }
 
-void btAdaptiveGridBroadphase::Impl::printStats() const {
+void btAdaptiveGridBroadphase::Impl::fillWorldStats() {
   const agrid::BroadphaseStats s = m_broadphase.stats();
+  m_stats.m_objects = static_cast<int>(s.objects);
+  m_stats.m_invalidObjects = static_cast<int>(s.invalid);
+  m_stats.m_movingObjects = static_cast<int>(s.moving);
+  m_stats.m_restingObjects = static_cast<int>(s.resting);
+  const std::size_t pairLists = m_refused.capacity() + m_offered.capacity() + m_cached.capacity() +
+                                m_stale.capacity() + m_missing.capacity();
+  const std::size_t proxyLists = m_proxies.capacity() + m_destroyed.capacity() + m_watched.capacity();
+  m_stats.m_bytesHeld = s.bytes_held + m_proxyPool.bytes_held() + proxyLists * sizeof(btAdaptiveGridProxy*) +
+                        pairLists * sizeof(agrid::Pair) + m_scratch.capacity() * sizeof(ProxyPair) +
+                        m_refusedNow.capacity() + (m_ownCache != nullptr ? m_ownCache->bytes_held() : 0);
+}
+
+void btAdaptiveGridBroadphase::Impl::printStats() const {
+  // As the last calculateOverlappingPairs left them: the counts of lastStepStats(), and agrid's
+  // candidate pairs.
   std::printf(
-      "btAdaptiveGridBroadphase: %u objects (%u moving, %u resting, %u invalid), %u pairs, %u candidates, "
+      "btAdaptiveGridBroadphase: %d objects (%d moving, %d resting, %d invalid), %d pairs, %u candidates, "
       "%zu bytes\n",
-      s.objects, s.moving, s.resting, s.invalid, s.pairs, s.candidates,
-      s.bytes_held);
+      m_stats.m_objects, m_stats.m_movingObjects, m_stats.m_restingObjects, m_stats.m_invalidObjects, m_stats.m_pairs,
+      m_broadphase.stats().candidates, m_stats.m_bytesHeld);
 }
 
 // ---- The public class: every call goes to the implementation --------------------------------

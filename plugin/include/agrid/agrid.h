@@ -2,6 +2,12 @@
 // The agrid library: one include for the whole public API. Not agrid/debug.h, the look inside a
 // grid for tests and tools, which is opt-in.
 
+// Below C++20: one clear error, not dozens from what follows. (GCC 10 and older report 201709 in
+// their C++2a mode: let through.)
+#if __cplusplus <= 201703L
+#error "agrid/agrid.h needs C++20; a Bullet program of an older standard includes <agrid/bullet/btAdaptiveGridBroadphase.h> (C++11) instead"
+#else
+
 #include <span>
 #include <vector>
 
@@ -29,3 +35,5 @@ namespace agrid {
 [[nodiscard]] std::vector<Pair> find_all_pairs(std::span<const Box> boxes, const Config& config = {});
 
 }  // namespace agrid
+
+#endif  // C++20

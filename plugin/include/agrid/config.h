@@ -121,11 +121,6 @@ struct Config {
   std::uint32_t tree_query_cost = 16;
   ///@}
 
-#if __cplusplus >= 202002L
-  /// Field by field (C++20: agrid's own code compares configs; C++11 users tune, never compare).
-  bool operator==(const Config&) const = default;
-#endif
-
   /// Null if the configuration is usable, else what is wrong with it.
   const char* problem() const noexcept {
     if (leaf_capacity < 1) return "leaf_capacity must be at least 1";
@@ -144,5 +139,19 @@ struct Config {
     return nullptr;
   }
 };
+
+/// Field by field (floats as floats: a NaN field makes two configs differ). Outside the struct
+/// and in C++11, so that Config is the same class in every standard its users build with.
+inline bool operator==(const Config& a, const Config& b) noexcept {
+  return a.leaf_capacity == b.leaf_capacity && a.big_span == b.big_span && a.max_staying_share == b.max_staying_share &&
+         a.max_copies_per_box == b.max_copies_per_box && a.sweep_threshold == b.sweep_threshold &&
+         a.sweep_window == b.sweep_window && a.kernel == b.kernel && a.task_entries == b.task_entries &&
+         a.tree_min_boxes == b.tree_min_boxes && a.fat_margin == b.fat_margin && a.rest_after == b.rest_after &&
+         a.rest_after_querying == b.rest_after_querying && a.rest_after_unchanged == b.rest_after_unchanged &&
+         a.filter_moving_pairs == b.filter_moving_pairs && a.tree_query_cost == b.tree_query_cost;
+}
+
+/// Not field by field equal.
+inline bool operator!=(const Config& a, const Config& b) noexcept { return !(a == b); }
 
 }  // namespace agrid

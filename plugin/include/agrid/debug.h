@@ -2,6 +2,12 @@
 // agrid::debug: a look inside a grid's last build, for tests, viewers and tools, not the hot path.
 // Opt-in (agrid/agrid.h does not include it); its names may change between minor versions.
 
+// Below C++20: one clear error, not dozens from what follows. (GCC 10 and older report 201709 in
+// their C++2a mode: let through.)
+#if __cplusplus <= 201703L
+#error "agrid/debug.h needs C++20; a Bullet program of an older standard includes <agrid/bullet/btAdaptiveGridBroadphase.h> (C++11) instead"
+#else
+
 #include <cstdint>
 
 #include "agrid/box.h"
@@ -31,3 +37,5 @@ struct GridCell {
 void for_each_cell(const Grid& grid, FunctionRef<const GridCell&> visit);
 
 }  // namespace agrid::debug
+
+#endif  // C++20

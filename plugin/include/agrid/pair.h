@@ -1,6 +1,12 @@
 #pragma once
 // Pair: one overlapping pair of boxes, as indices into the caller's input or Broadphase handles.
 
+// Below C++20: one clear error, not dozens from what follows. (GCC 10 and older report 201709 in
+// their C++2a mode: let through.)
+#if __cplusplus <= 201703L
+#error "agrid/pair.h needs C++20; a Bullet program of an older standard includes <agrid/bullet/btAdaptiveGridBroadphase.h> (C++11) instead"
+#else
+
 #include <compare>
 #include <cstdint>
 
@@ -17,3 +23,5 @@ struct Pair {
 };
 
 }  // namespace agrid
+
+#endif  // C++20

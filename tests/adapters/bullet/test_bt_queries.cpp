@@ -1,8 +1,9 @@
-// World queries (rayTest, convexSweepTest, contactTest) give the hits btDbvtBroadphase gives, in
-// every state of the adapter; and a scene stepped on 1 and on 2 threads ends bitwise identical.
+// World queries give what btDbvtBroadphase gives, in every state of the adapter: rayTest's and
+// convexSweepTest's hits, and contactTest's points on the objects agrid offers (so every point at
+// distance <= 0; dbvt's fattened leaves add points at a positive distance only); and a scene
+// stepped on 1 and on 2 threads ends bitwise identical.
 
 #include <gtest/gtest.h>
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "bt_world.h"
+#include "parallel_for.h"  // agrid's loops, whose fork and join ThreadSanitizer sees
 
 namespace agrid::bt_test {
 namespace {
@@ -189,20 +191,22 @@ void compare_queries(World& grid, World& dbvt, std::uint64_t seed, const char* w
   }
   EXPECT_GT(sweep_hits, 50) << what;
 
-  // Bullet's contactTest also reports points at a positive distance for whatever objects the
-  // broadphase offers (dbvt offers more: its leaves are fattened), so "in contact" is a point
-  // at distance <= 0. Everything the adapter offers, dbvt offers too.
+  // Bullet's contactTest reports every point the narrowphase finds within its margins, also at a
+  // positive distance, for whatever objects the broadphase offers, and dbvt's fattened leaves
+  // offer more. So agrid's points (object, distance) must be exactly dbvt's points on the objects
+  // agrid offers, and dbvt's other points all at a positive distance on objects whose stored
+  // AABB the query's box does not meet: every point at distance <= 0 is the same.
   struct Contacts : btCollisionWorld::ContactResultCallback {
     const btCollisionObject* self = nullptr;
-    std::set<int> others;  ///< In contact.
-    std::set<int> near;    ///< Any point reported.
+    std::vector<std::pair<int, btScalar>> points;  ///< (object, distance) of every point, sorted after.
+    std::set<int> objects;                         ///< Those with a point.
     btScalar addSingleResult(btManifoldPoint& cp, const btCollisionObjectWrapper* w0, int, int,
                              const btCollisionObjectWrapper* w1, int, int) override {
       const btCollisionObject* o0 = w0->getCollisionObject();
       const btCollisionObject* o1 = w1->getCollisionObject();
       const int other = index_of(o0 == self ? o1 : o0);
-      near.insert(other);
-      if (cp.getDistance() <= 0) others.insert(other);
+      objects.insert(other);
+      points.emplace_back(other, cp.getDistance());
       return 0;
     }
   };
@@ -211,6 +215,7 @@ void compare_queries(World& grid, World& dbvt, std::uint64_t seed, const char* w
   for (int i = 0; i < 80; ++i) {
     Contacts a;
     Contacts b;
+    btCollisionObject probe;  // read after the contact tests too (stored_aabb_meets)
     if (i % 2 == 0) {  // a world object
       const int k = static_cast<int>(rng.below(static_cast<std::uint32_t>(grid.world().getNumCollisionObjects())));
       btCollisionObject* oa = grid.world().getCollisionObjectArray()[k];
@@ -221,7 +226,6 @@ void compare_queries(World& grid, World& dbvt, std::uint64_t seed, const char* w
       grid.world().contactTest(oa, a);
       dbvt.world().contactTest(ob, b);
     } else {  // a probe that is not in the world
-      btCollisionObject probe;
       probe.setCollisionShape(probe_shape);
       probe.setWorldTransform(btTransform(btQuaternion::getIdentity(),
                                           btVector3(uniform(rng, -10, 10), uniform(rng, -6, 10), uniform(rng, -10, 10))));
@@ -230,18 +234,19 @@ void compare_queries(World& grid, World& dbvt, std::uint64_t seed, const char* w
       grid.world().contactTest(&probe, a);
       dbvt.world().contactTest(&probe, b);
     }
-    // Every contact dbvt reports, agrid reports, unless agrid rightly did not offer the object:
-    // GJK may report distance 0 for shapes whose AABBs are a hair apart, and dbvt's fattened
-    // leaves offer those.
-    ASSERT_TRUE(std::includes(b.others.begin(), b.others.end(), a.others.begin(), a.others.end()))
-        << what << ": contact test " << i;
-    for (const int missed : b.others) {
-      if (a.others.count(missed) == 0) {
-        ASSERT_FALSE(stored_aabb_meets(grid, missed, a.self)) << what << ": contact test " << i << ", object " << missed;
+    std::vector<std::pair<int, btScalar>> dbvt_on_agrids;
+    for (const auto& [object, distance] : b.points) {
+      if (a.objects.count(object) != 0) {
+        dbvt_on_agrids.emplace_back(object, distance);
+        continue;
       }
+      ASSERT_GT(distance, 0) << what << ": contact test " << i << ", object " << object << " only dbvt offers";
+      ASSERT_FALSE(stored_aabb_meets(grid, object, a.self)) << what << ": contact test " << i << ", object " << object;
     }
-    ASSERT_TRUE(std::includes(b.near.begin(), b.near.end(), a.near.begin(), a.near.end())) << what << ": contact test " << i;
-    contacts += static_cast<int>(a.others.size());
+    std::sort(a.points.begin(), a.points.end());
+    std::sort(dbvt_on_agrids.begin(), dbvt_on_agrids.end());
+    ASSERT_EQ(a.points, dbvt_on_agrids) << what << ": contact test " << i;
+    for (const auto& point : a.points) contacts += point.second <= 0;
   }
   EXPECT_GT(contacts, 40) << what;
 }
@@ -292,7 +297,8 @@ TEST(BulletAdapterQueries, RayTestConvexSweepAndContactTestMatchDbvt) {
 }
 
 // A queries-only world (btNullPairCache, which dbvt accepts too): no pairs are computed, and
-// rays, convex sweeps and contact tests give dbvt's hits in every state of the adapter.
+// rays, convex sweeps and contact tests give dbvt's hits and points (as above) in every state of
+// the adapter.
 TEST(BulletAdapterQueries, NullPairCacheWorldAnswersQueries) {
   World grid(BroadphaseKind::agrid, {}, btVector3(0, 0, 0), std::make_unique<btNullPairCache>());
   World dbvt(BroadphaseKind::dbvt, {}, btVector3(0, 0, 0), std::make_unique<btNullPairCache>());
@@ -361,7 +367,7 @@ TEST(BulletAdapterQueries, ConcurrentAndNestedBroadphaseQueries) {
       w.step();
       std::vector<std::vector<int>> parallel(rays.size());
       std::vector<char> nested(rays.size(), 0);
-      tbb::parallel_for(std::size_t{0}, rays.size(), [&](std::size_t i) {
+      detail::parallel_for(std::size_t{0}, rays.size(), [&](std::size_t i) {
         ProxyCollector c(&w.broadphase(), rays[i].first, rays[i].second);
         w.broadphase().rayTest(rays[i].first, rays[i].second, c);
         std::sort(c.ids.begin(), c.ids.end());

@@ -1,13 +1,17 @@
 // btAdaptiveGridBroadphase::lastStepStats: the counts of a step (setAabb calls, pairs begun and
 // ended, pairs held) equal what was done and what the pair cache saw, and the times are
-// positive and finite; setAabb is timed only when asked.
+// positive and finite; setAabb is timed only when asked. The world the step left (objects,
+// invalid AABBs, moving and resting ones, bytes held) is what the proxies and agrid say.
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "agrid/broadphase.h"
 #include "bt_world.h"
 
 namespace agrid::bt_test {
@@ -48,7 +52,107 @@ TEST_F(BulletAdapterStatsByHand, StatsAreZeroBeforeTheFirstStep) {
   EXPECT_EQ(s.m_pairsBegan, 0);
   EXPECT_EQ(s.m_pairsEnded, 0);
   EXPECT_EQ(s.m_pairs, 0);
+  EXPECT_EQ(s.m_objects, 0);
+  EXPECT_EQ(s.m_invalidObjects, 0);
+  EXPECT_EQ(s.m_movingObjects, 0);
+  EXPECT_EQ(s.m_restingObjects, 0);
+  EXPECT_EQ(s.m_bytesHeld, 0u);
   EXPECT_FALSE(bp_.getTimeSetAabbCalls());
+}
+
+/// Success iff the step's world counts are agrid's own (broadphase().stats(), C++20) and moving
+/// and resting objects make up all of them.
+::testing::AssertionResult world_counts_are_agrids(const btAdaptiveGridBroadphase& bp) {
+  const btAdaptiveGridBroadphaseStats& s = bp.lastStepStats();
+  const agrid::BroadphaseStats a = bp.broadphase().stats();
+  if (s.m_objects == static_cast<int>(a.objects) && s.m_invalidObjects == static_cast<int>(a.invalid) &&
+      s.m_movingObjects == static_cast<int>(a.moving) && s.m_restingObjects == static_cast<int>(a.resting) &&
+      s.m_movingObjects + s.m_restingObjects == s.m_objects && s.m_bytesHeld > a.bytes_held) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "stats: " << s.m_objects << " objects, " << s.m_invalidObjects << " invalid, "
+                                       << s.m_movingObjects << " moving, " << s.m_restingObjects << " resting, "
+                                       << s.m_bytesHeld << " bytes; agrid: " << a.objects << ", " << a.invalid << ", "
+                                       << a.moving << ", " << a.resting << ", " << a.bytes_held << " bytes";
+}
+
+// Objects, invalid AABBs, moving and resting ones and bytes are those the last step left:
+// counted by hand, equal to agrid's, unchanged by calls between steps until the next one.
+TEST_F(BulletAdapterStatsByHand, WorldCountsAreWhatTheStepLeft) {
+  const btScalar nan = std::numeric_limits<btScalar>::quiet_NaN();
+  btBroadphaseProxy* a = add(btVector3(0, 0, 0), btVector3(1, 1, 1));
+  add(btVector3(0.5f, 0.5f, 0.5f), btVector3(1.5f, 1.5f, 1.5f));
+  btBroadphaseProxy* c = add(btVector3(10, 10, 10), btVector3(11, 11, 11));
+  btBroadphaseProxy* nan_box = add(btVector3(nan, 0, 0), btVector3(1, 1, 1));
+  btBroadphaseProxy* inverted = add(btVector3(5, 5, 5), btVector3(4, 6, 6));  // min > max in x
+
+  const btAdaptiveGridBroadphaseStats* s = &step();
+  EXPECT_EQ(s->m_objects, 5);
+  EXPECT_EQ(s->m_invalidObjects, 2);
+  EXPECT_EQ(s->m_movingObjects + s->m_restingObjects, 5);
+  EXPECT_TRUE(world_counts_are_agrids(bp_));
+  // The adapter's proxies are held in blocks of thousands: more than agrid's own bytes.
+  EXPECT_GT(s->m_bytesHeld, bp_.broadphase().stats().bytes_held + 1000 * sizeof(btBroadphaseProxy));
+
+  // A fixed box is valid again; the inverted one is removed: counted at the next step, not before.
+  bp_.setAabb(nan_box, btVector3(20, 20, 20), btVector3(21, 21, 21), &dispatcher_);
+  bp_.destroyProxy(inverted, &dispatcher_);
+  EXPECT_EQ(bp_.lastStepStats().m_objects, 5);
+  EXPECT_EQ(bp_.lastStepStats().m_invalidObjects, 2);
+  s = &step();
+  EXPECT_EQ(s->m_objects, 4);
+  EXPECT_EQ(s->m_invalidObjects, 0);
+  EXPECT_TRUE(world_counts_are_agrids(bp_));
+
+  // Unchanged, every object rests; one that leaves its fattened box moves, every step it moves.
+  for (int i = 0; i < kUpdatesToRest; ++i) step();
+  EXPECT_EQ(s->m_restingObjects, 4);
+  EXPECT_EQ(s->m_movingObjects, 0);
+  for (int i = 0; i < 3; ++i) {
+    const btVector3 at(static_cast<btScalar>(30 + 5 * i), 0, 0);
+    bp_.setAabb(c, at, at + btVector3(1, 1, 1), &dispatcher_);
+    s = &step();
+    EXPECT_EQ(s->m_movingObjects, 1) << "step " << i;
+    EXPECT_EQ(s->m_restingObjects, 3) << "step " << i;
+    EXPECT_TRUE(world_counts_are_agrids(bp_));
+  }
+  // Once c stops, it rests again; a's box given again unchanged does not move it.
+  bp_.setAabb(a, btVector3(0, 0, 0), btVector3(1, 1, 1), &dispatcher_);
+  for (int i = 0; i < kUpdatesToRest; ++i) step();
+  EXPECT_EQ(s->m_restingObjects, 4);
+  EXPECT_TRUE(world_counts_are_agrids(bp_));
+}
+
+// printStats prints the step's counts.
+TEST_F(BulletAdapterStatsByHand, PrintStatsPrintsTheStepsCounts) {
+  add(btVector3(0, 0, 0), btVector3(1, 1, 1));
+  add(btVector3(0.5f, 0.5f, 0.5f), btVector3(1.5f, 1.5f, 1.5f));
+  add(btVector3(1, 1, 1), btVector3(0, 0, 0));  // inverted on every axis
+  const btAdaptiveGridBroadphaseStats& s = step();
+  ::testing::internal::CaptureStdout();
+  bp_.printStats();
+  const std::string printed = ::testing::internal::GetCapturedStdout();
+  const std::string expected = "btAdaptiveGridBroadphase: 3 objects (" + std::to_string(s.m_movingObjects) + " moving, " +
+                               std::to_string(s.m_restingObjects) + " resting, 1 invalid), 1 pairs, ";
+  EXPECT_EQ(printed.substr(0, expected.size()), expected) << printed;
+  EXPECT_NE(printed.find(", " + std::to_string(s.m_bytesHeld) + " bytes\n"), std::string::npos) << printed;
+}
+
+// Bytes follow the proxies: thousands more proxies hold at least their own size more, and the
+// count says the adapter's part apart from agrid's.
+TEST_F(BulletAdapterStatsByHand, BytesHeldGrowWithTheProxies) {
+  add(btVector3(0, 0, 0), btVector3(1, 1, 1));
+  const std::size_t one = step().m_bytesHeld;
+  constexpr int kMore = 20000;
+  for (int i = 0; i < kMore; ++i) {
+    const btVector3 at(static_cast<btScalar>(i % 100) * 2, static_cast<btScalar>(i / 100) * 2, 0);
+    add(at, at + btVector3(1, 1, 1));
+  }
+  const btAdaptiveGridBroadphaseStats& s = step();
+  EXPECT_EQ(s.m_objects, kMore + 1);
+  EXPECT_GE(s.m_bytesHeld, one + kMore * sizeof(btBroadphaseProxy));
+  EXPECT_GE(s.m_bytesHeld - bp_.broadphase().stats().bytes_held, kMore * sizeof(btBroadphaseProxy));
+  EXPECT_TRUE(world_counts_are_agrids(bp_));
 }
 
 TEST_F(BulletAdapterStatsByHand, EachStepCountsItsOwnCallsAndPairChanges) {
@@ -143,6 +247,9 @@ void run_world(bool force_update_all) {
     ASSERT_EQ(s.m_pairs, w.cache().getNumOverlappingPairs()) << "step " << step;
     ASSERT_TRUE(measured(s.m_calculateOverlappingPairsSeconds)) << "step " << step;
     ASSERT_TRUE(measured(s.m_setAabbSeconds)) << "step " << step;
+    ASSERT_EQ(s.m_objects, w.world().getNumCollisionObjects()) << "step " << step;
+    ASSERT_EQ(s.m_invalidObjects, 0) << "step " << step;
+    ASSERT_TRUE(world_counts_are_agrids(*w.grid())) << "step " << step;
     began += s.m_pairsBegan;
     ended += s.m_pairsEnded;
   }

@@ -1,8 +1,8 @@
 // Consumer of agrid::bullet, however it was taken (installed package, pkg-config, a
 // subproject), in any C++ standard from 11: the one-line swap in a Bullet world. A box falls on
 // a static plane and must come to rest on it, touching it (one pair in the cache, as the
-// adapter's step stats say too); agrid's version must be the one the build expects
-// (EXPECTED_VERSION, when given).
+// adapter's step stats say too, with the world's 2 objects, none invalid); agrid's version must
+// be the one the build expects (EXPECTED_VERSION, when given).
 // Exits 0 only if both hold.
 
 #include <agrid/bullet/btAdaptiveGridBroadphase.h>
@@ -52,6 +52,11 @@ int main() {
   if (stats.m_pairs != pairs || !(stats.m_calculateOverlappingPairsSeconds > 0)) {
     std::printf("consumer: the step stats say %d pairs in %g s, the cache holds %d\n", stats.m_pairs,
                 stats.m_calculateOverlappingPairsSeconds, pairs);
+    return 1;
+  }
+  if (stats.m_objects != 2 || stats.m_invalidObjects != 0 || stats.m_bytesHeld == 0) {
+    std::printf("consumer: the step stats say %d objects, %d invalid, %zu bytes; expected 2, 0 and some\n",
+                stats.m_objects, stats.m_invalidObjects, stats.m_bytesHeld);
     return 1;
   }
   if (pairs == 1 && height > 0.4f && height < 0.6f) {

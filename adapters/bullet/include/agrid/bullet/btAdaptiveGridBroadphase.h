@@ -43,7 +43,10 @@ struct Config;     // <agrid/config.h> (C++11 and later)
 ///   cost a comparison. Objects that stop moving rest in a tree changed one leaf at a time,
 ///   with their candidate pairs kept: a step costs what changed.
 /// * rayTest and aabbTest never miss: they walk the resting tree and the moving set's grid
-///   (and test objects changed since the last calculateOverlappingPairs directly).
+///   (and test objects changed since the last calculateOverlappingPairs directly). aabbTest
+///   offers exactly the overlapping stored AABBs, so btCollisionWorld::contactTest reports the
+///   same points at distance <= 0 as with btDbvtBroadphase, every one; dbvt's fattened leaves
+///   offer more objects, for which it also reports points at a positive distance.
 /// * "Exact" and "never miss" are relative to the stored AABBs, those of the last setAabb. After
 ///   stepSimulation they are the boxes from before the step's integration, as with any Bullet
 ///   broadphase: the world's updateAabbs runs at the start of the next step. To query bodies
@@ -52,8 +55,8 @@ struct Config;     // <agrid/config.h> (C++11 and later)
 ///   read what the last calculateOverlappingPairs kept. (btDbvtBroadphase is not, in Debian's
 ///   Bullet, built without BT_THREADSAFE: its tree walks share one stack; in issue 26's trial,
 ///   2,000 rays a step from 2 and 4 threads got 57-61% wrong results with dbvt, none with agrid.)
-/// * AABBs with a NaN or min > max pair with nothing (counted in stats); static planes (±1e18)
-///   and other huge objects are handled as oversize boxes.
+/// * AABBs with a NaN or min > max pair with nothing (counted in lastStepStats().m_invalidObjects);
+///   static planes (±1e18) and other huge objects are handled as oversize boxes.
 /// * With double-precision Bullet (BT_USE_DOUBLE_PRECISION) AABBs are rounded outward to floats:
 ///   pairs and hits are exact on the rounded boxes, so none is lost (docs/broadphase.md).
 /// * Large moving sets use all threads of the caller's oneTBB task arena; the result does not
@@ -68,7 +71,9 @@ struct Config;     // <agrid/config.h> (C++11 and later)
 /// * lastStepStats() tells what the last step cost and changed: the time of
 ///   calculateOverlappingPairs, the objects given setAabb before it (and the calls' time, when
 ///   setTimeSetAabbCalls(true)), and the pairs begun, ended and held: a game's own broadphase
-///   cost per step, without a profiler.
+///   cost per step, without a profiler. It also tells what the step left: the objects, those
+///   with an invalid AABB, the moving and resting ones, and the bytes the broadphase holds. It
+///   is C++11, as this header: a Bullet program needs nothing else (broadphase() needs C++20).
 class btAdaptiveGridBroadphase : public btBroadphaseInterface {
  public:
   /// Uses `pairCache` if given (not owned), else owns a btHashedOverlappingPairCache. A
@@ -111,13 +116,15 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
   void getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const override;
   /// Does nothing: memory already follows the world at every calculateOverlappingPairs.
   void resetPool(btDispatcher* dispatcher) override;
-  /// Prints the counts of agrid::BroadphaseStats to stdout.
+  /// Prints the counts of lastStepStats() (objects, moving, resting, invalid, pairs, bytes) to stdout.
   void printStats() override;
 
-  /// The agrid broadphase behind the adapter (stats, queries in handles; <agrid/broadphase.h>).
+  /// The agrid broadphase behind the adapter, for C++20 code (queries in handles, agrid's own
+  /// stats; <agrid/broadphase.h>). Bullet programs of any standard read lastStepStats() instead.
   const agrid::Broadphase& broadphase() const;
 
-  /// What the last calculateOverlappingPairs cost and changed, and the objects given setAabb before it.
+  /// What the last calculateOverlappingPairs cost and changed, the objects given setAabb before
+  /// it, and the objects, invalid AABBs and bytes it left.
   const btAdaptiveGridBroadphaseStats& lastStepStats() const;
   /// Times every setAabb call (off by default: two clock reads cost more than an unchanged AABB's
   /// setAabb); calls are counted either way.
