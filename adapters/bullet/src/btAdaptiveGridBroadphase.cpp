@@ -47,6 +47,18 @@ constexpr agrid::Filter kPassAll{0xffffffffu, 0xffffffffu};
 /// twice its size: far enough apart that a world that breathes does not reallocate every step.
 constexpr std::size_t kShrinkWhenCapacityOver = 4;
 
+/// Gives `v`'s memory back down to twice `needed` elements when it holds more than
+/// kShrinkWhenCapacityOver times that: a world that shrank keeps no peak, one that breathes
+/// reallocates nothing.
+template <class T>
+void shrinkFarBelow(std::vector<T>& v, std::size_t needed) {
+  if (v.capacity() <= kShrinkWhenCapacityOver * (needed + 1)) return;
+  std::vector<T> smaller;
+  smaller.reserve(std::max(v.size(), 2 * needed));
+  smaller.assign(v.begin(), v.end());
+  v.swap(smaller);
+}
+
 [[nodiscard]] double seconds(Clock::duration d) noexcept { return std::chrono::duration<double>(d).count(); }
 
 [[nodiscard]] bool sameXyz(const btVector3& a, const btVector3& b) noexcept {
@@ -522,13 +534,18 @@ void btAdaptiveGridBroadphase::Impl::releaseDestroyed() {
   m_destroyed.clear();
   // agrid reuses the lowest free handles first: when the world shrinks, the table's tail empties.
   while (!m_proxies.empty() && m_proxies.back() == nullptr) m_proxies.pop_back();
-  if (m_proxies.capacity() > kShrinkWhenCapacityOver * (m_proxies.size() + 1)) {
-    std::vector<btAdaptiveGridProxy*> smaller;
-    smaller.reserve(2 * m_proxies.size());
-    smaller.assign(m_proxies.begin(), m_proxies.end());
-    m_proxies.swap(smaller);
-  }
-  if (m_destroyed.capacity() > kShrinkWhenCapacityOver * (m_liveProxies + 1)) m_destroyed.shrink_to_fit();
+  shrinkFarBelow(m_proxies, m_proxies.size());
+  shrinkFarBelow(m_watched, m_watched.size());
+  shrinkFarBelow(m_refused, m_refused.size());
+  // Scratch of a step: sized by the world (its objects and pairs), not by one step's peak.
+  const std::size_t world = m_liveProxies + static_cast<std::size_t>(m_pairCache->getNumOverlappingPairs());
+  shrinkFarBelow(m_destroyed, world);
+  shrinkFarBelow(m_offered, world);
+  shrinkFarBelow(m_cached, world);
+  shrinkFarBelow(m_stale, world);
+  shrinkFarBelow(m_missing, world);
+  shrinkFarBelow(m_scratch, world);
+  shrinkFarBelow(m_refusedNow, world);
 }
 
 const char* btAdaptiveGridBroadphase::Impl::problem() const {
