@@ -97,6 +97,37 @@ std::uint32_t AabbTree::allocate() {
   return static_cast<std::uint32_t>(nodes_.size() - 1);
 }
 
+void AabbTree::compact() {
+  // Each node goes to the next slot as it is reached, and its parent's link (which still names
+  // the old slot) is set to it then; a leaf's `right` is its object and is copied as it is.
+  struct Move {
+    std::uint32_t node;    ///< Its old slot ...
+    std::uint32_t parent;  ///< ... and its parent's new one ...
+    bool right;            ///< ... of which it is the right child.
+  };
+  std::vector<Node> kept;
+  kept.reserve(shrunk_capacity(nodes_in_use()));
+  std::vector<Move> todo;
+  if (root_ != kNone) todo.push_back({root_, kNone, false});
+  while (!todo.empty()) {
+    const Move move = todo.back();
+    todo.pop_back();
+    const auto index = static_cast<std::uint32_t>(kept.size());
+    const Node& old = nodes_[move.node];
+    kept.push_back(old);
+    kept.back().parent = move.parent;
+    if (move.parent != kNone) (move.right ? kept[move.parent].right : kept[move.parent].left) = index;
+    if (!old.is_leaf()) {
+      todo.push_back({old.right, index, true});
+      todo.push_back({old.left, index, false});
+    }
+  }
+  AGRID_ASSERT(kept.size() == nodes_in_use());
+  nodes_.swap(kept);
+  root_ = nodes_.empty() ? kNone : 0;
+  free_ = kNone;
+}
+
 void AabbTree::release(std::uint32_t node) {
   nodes_[node].parent = free_;
   nodes_[node].height = -1;

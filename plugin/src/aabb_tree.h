@@ -9,6 +9,7 @@
 
 #include "agrid/box.h"
 #include "segment_math.h"
+#include "slack_growth.h"
 
 namespace agrid::detail {
 
@@ -44,6 +45,8 @@ class AabbTree {
 
   /// The box of a node.
   [[nodiscard]] const Box& box(std::uint32_t node) const noexcept { return nodes_[node].box; }
+  /// The object of a leaf.
+  [[nodiscard]] std::uint32_t object(std::uint32_t leaf) const noexcept { return nodes_[leaf].right; }
 
   /// Calls `visit(object)` for each leaf whose box overlaps `query`, until it returns false;
   /// `stack` is scratch. Returns false iff stopped.
@@ -63,6 +66,15 @@ class AabbTree {
 
   /// Heap memory held.
   [[nodiscard]] std::size_t bytes_held() const noexcept { return nodes_.capacity() * sizeof(Node); }
+
+  /// Nodes in use (the others are free, or room to grow).
+  [[nodiscard]] std::uint32_t nodes_in_use() const noexcept { return leaves_ == 0 ? 0 : 2 * leaves_ - 1; }
+
+  /// Gives memory back when the nodes in use are far_below() the room held (slack_growth.h): the
+  /// nodes are renumbered compactly, the tree's shape kept, and `relink(object, leaf)` is called
+  /// with each leaf's new node. O(nodes in use), when it happens. True iff it did.
+  template <class Relink>
+  bool give_back(Relink&& relink);
 
   /// Null if the invariant holds, else what is broken. O(n): for AGRID_ASSERT and tests.
   [[nodiscard]] const char* problem() const;
@@ -92,6 +104,8 @@ class AabbTree {
   void refit(std::uint32_t node);
   /// The root of a subtree built over `entries`, its parent set by the caller.
   std::uint32_t build_subtree(std::span<Entry> entries);
+  /// Copies the nodes in use, depth first from the root, into an array of shrunk_capacity().
+  void compact();
 
   std::vector<Node> nodes_;
   std::uint32_t root_ = kNone;
@@ -103,6 +117,16 @@ class AabbTree {
 [[nodiscard]] inline bool boxes_meet(const Box& a, const Box& b) noexcept {
   return (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y) &
          (a.min.z <= b.max.z) & (b.min.z <= a.max.z);
+}
+
+template <class Relink>
+bool AabbTree::give_back(Relink&& relink) {
+  if (!far_below(nodes_in_use(), nodes_.capacity(), bytes_held())) return false;
+  compact();
+  for (std::uint32_t node = 0; node < nodes_.size(); ++node) {
+    if (nodes_[node].is_leaf()) relink(nodes_[node].right, node);
+  }
+  return true;
 }
 
 template <class Meets, class Visit>

@@ -94,6 +94,27 @@ void walk(const Grid& grid, const SegmentQuery& query, FunctionRef<std::uint32_t
   grid.for_each_hit(query.segment, visit);
 }
 
+/// Heap memory an array holds.
+template <class T>
+[[nodiscard]] std::size_t bytes(const std::vector<T>& v) noexcept {
+  return v.capacity() * sizeof(T);
+}
+
+/// What the world asks of the arrays kept for it, by which each gives memory back (slack_growth.h's
+/// rule). An array is ready to hold what it held during the update and what the world asks of
+/// it, whichever is more: a list of the step's handles keeps room for as many as there are
+/// objects, and a list of keys for as many as there are pairs kept. So the lists of a world of a
+/// steady size never shrink between a step of many changes and one of few, and they give memory
+/// back when the world shrinks. The parts' give_back, trim and renew_engines, and problem(), are
+/// [[gnu::cold]]: they cost O(1) an update (problem() runs only with AGRID_ASSERTS), and GCC's
+/// inlining of them would use up what it allows this file, whose hot calls then stop being
+/// inlined (measured: set_box's helpers and the tree queries' push_back, +10% instructions on
+/// BM_broadphase/stream-20k).
+struct WorldSize {
+  std::size_t objects = 0;  ///< Live objects.
+  std::size_t pairs = 0;    ///< Candidates and pairs with a moving member: the keys a step may touch.
+};
+
 /// Appends the keys of sorted `now` not in sorted `before` to `began` and the others to `ended`.
 void sorted_differences(const std::vector<std::uint64_t>& now, const std::vector<std::uint64_t>& before,
                         std::vector<Pair>& began, std::vector<Pair>& ended) {
@@ -145,6 +166,30 @@ class HandlePool {
     removed_.clear();
     std::sort(free_.begin(), free_.end(), std::greater<>());
   }
+  /// The table ends at `end` now: forgets the reusable handles from `end` on. They are the
+  /// highest, first in free_; there are some only after an update that removed objects, whose
+  /// recycle() sorted all of free_ already.
+  void forget_from(Handle end) {
+    free_.erase(free_.begin(), std::find_if(free_.begin(), free_.end(), [end](Handle h) { return h < end; }));
+  }
+  /// Gives memory back where it is far below what `objects` live objects ask (slack_growth.h).
+  [[gnu::cold]] void give_back(std::size_t objects) {
+    detail::shrink_if_far_below(free_, objects);
+    detail::shrink_if_far_below(removed_, objects);
+  }
+  [[nodiscard]] std::size_t bytes_held() const noexcept { return bytes(free_) + bytes(removed_); }
+  /// Reusable handles.
+  [[nodiscard]] std::span<const Handle> reusable() const noexcept { return free_; }
+  /// Null if, after an update, every removed handle is reusable and the reusable ones descend
+  /// below `end`, each once; else what is broken.
+  [[nodiscard]] const char* problem(std::size_t end) const {
+    if (!removed_.empty()) return "HandlePool: removed handles not reusable after an update";
+    if (std::adjacent_find(free_.begin(), free_.end(), std::less_equal<>()) != free_.end()) {
+      return "HandlePool: reusable handles do not descend, or repeat";
+    }
+    if (!free_.empty() && free_.front() >= end) return "HandlePool: a reusable handle is past the table's end";
+    return nullptr;
+  }
 
  private:
   std::vector<Handle> free_;     ///< Reusable now, lowest last.
@@ -155,7 +200,8 @@ class HandlePool {
 
 /// The objects by handle: the one copy of every box. Invariant (Impl::problem): `live` and
 /// `invalid` count the live objects and those with an invalid box; `dirty` lists each object
-/// marked dirty once, and is empty after an update.
+/// marked dirty once, and is empty after an update; after an update the table ends at the
+/// highest live handle + 1, and the reusable handles are exactly the dead ones below.
 struct ObjectTable {
   std::vector<Object> objects;
   std::vector<Filter> filters;
@@ -164,6 +210,30 @@ struct ObjectTable {
   std::uint64_t updates = 0;
   std::uint32_t live = 0;
   std::uint32_t invalid = 0;
+
+  /// After an update (every removed handle reusable): drops the dead objects past the highest
+  /// live one, and their handles. The handles given out do not change: the lowest reusable one
+  /// is taken first, so a dropped handle would have been given out only after all below it.
+  /// O(objects dropped), and O(1) when none is.
+  [[gnu::cold]] void trim() {
+    std::size_t end = objects.size();
+    while (end > 0 && !objects[end - 1].alive) --end;
+    if (end == objects.size()) return;
+    objects.erase(objects.begin() + static_cast<std::ptrdiff_t>(end), objects.end());
+    filters.erase(filters.begin() + static_cast<std::ptrdiff_t>(end), filters.end());
+    handles.forget_from(static_cast<Handle>(end));
+  }
+  /// After trim(): gives memory back where it is far below what the table and the live objects
+  /// ask (slack_growth.h); `changed` objects were dirty during the update.
+  [[gnu::cold]] void give_back(std::size_t changed) {
+    detail::shrink_if_far_below(objects, objects.size());
+    detail::shrink_if_far_below(filters, filters.size());
+    detail::shrink_if_far_below(dirty, std::max<std::size_t>(changed, live));
+    handles.give_back(live);
+  }
+  [[nodiscard]] std::size_t bytes_held() const noexcept {
+    return bytes(objects) + bytes(filters) + bytes(dirty) + handles.bytes_held();
+  }
 };
 
 /// The resting objects. Invariant (Impl::problem): the tree's leaves are the fat boxes of the
@@ -179,6 +249,17 @@ struct RestingSet {
   /// `refused` is listed once; `refused_count` counts them.
   std::vector<Handle> refused_list;
   std::uint32_t refused_count = 0;
+
+  /// Gives memory back where the tree's nodes or the candidate records in use are far below the
+  /// room held (slack_growth.h); the leaves renumbered are set in `objects`.
+  [[gnu::cold]] void give_back(std::vector<Object>& objects) {
+    resting_tree.give_back([&](std::uint32_t object, std::uint32_t leaf) { objects[object].leaf = leaf; });
+    candidates.give_back();
+    detail::shrink_if_far_below(refused_list, refused_list.size());
+  }
+  [[nodiscard]] std::size_t bytes_held() const noexcept {
+    return resting_tree.bytes_held() + candidates.bytes_held() + refused_list.capacity() * sizeof(Handle);
+  }
 };
 
 /// The moving objects and the grid that pairs them. Invariant (Impl::problem): `moving` holds
@@ -192,11 +273,48 @@ struct MovingSet {
   Grid moving_grid;
   Tree moving_tree;
   std::vector<std::uint64_t> moving_keys;
+  std::size_t grid_sized_for = 0;    ///< The most boxes moving_grid was built over since it was made ...
+  std::size_t tree_sized_for = 0;    ///< ... and moving_tree: their scratch holds room for about that many.
   bool moving_grid_current = false;  ///< The grid holds grid_boxes (during an update).
   bool grid_has_resting = false;     ///< ... and they are the moving and resting ones.
   bool querying_tree = false;        ///< The last pairs of the moving set were found by tree queries.
 
   explicit MovingSet(const Config& c) : moving_grid(splitting(c)), moving_tree(c) {}
+
+  void build_grid(std::span<const Box> boxes) {
+    moving_grid.build(boxes);
+    grid_sized_for = std::max(grid_sized_for, boxes.size());
+  }
+  void build_tree(std::span<const Box> boxes) {
+    moving_tree.build(boxes);
+    tree_sized_for = std::max(tree_sized_for, boxes.size());
+  }
+
+  /// Before an update builds them: makes the grid and the tree of grids afresh when the
+  /// `objects` live are far below the boxes they were sized for (slack_growth.h). Their scratch,
+  /// kept so that a frame of the same size allocates nothing, holds room for that many; they
+  /// hold at most the live objects' boxes.
+  [[gnu::cold]] void renew_engines(std::size_t objects) {
+    if (detail::far_below(objects, grid_sized_for, moving_grid.stats().bytes_held)) {
+      moving_grid = Grid(moving_grid.config());
+      grid_sized_for = 0;
+    }
+    if (detail::far_below(objects, tree_sized_for, moving_tree.stats().bytes_held)) {
+      moving_tree = Tree(moving_tree.config());
+      tree_sized_for = 0;
+    }
+  }
+  /// Gives memory back where it is far below what the world asks (slack_growth.h).
+  [[gnu::cold]] void give_back(const WorldSize& world) {
+    detail::shrink_if_far_below(moving, world.objects);
+    detail::shrink_if_far_below(grid_boxes, world.objects);
+    detail::shrink_if_far_below(grid_handles, world.objects);
+    detail::shrink_if_far_below(moving_keys, world.pairs);
+  }
+  [[nodiscard]] std::size_t bytes_held() const noexcept {
+    return bytes(moving) + bytes(grid_boxes) + bytes(grid_handles) + moving_grid.stats().bytes_held +
+           moving_tree.stats().bytes_held + bytes(moving_keys);
+  }
 
   /// The grid serves rays and box queries too, and a query tests every entry of a sweep leaf:
   /// its cells are split (bench-7's 500 rays took 28% longer through sweep leaves, measured).
@@ -215,6 +333,26 @@ struct ChangeLists {
   std::vector<std::uint64_t> touched_now;
   std::vector<std::uint64_t> next_keys;
   std::vector<std::uint64_t> resting_keys;  ///< This update's moving x resting keys, sorted apart.
+
+  /// At the start of an update: empties the lists of the last one (their memory is kept).
+  void start() {
+    touched_before.clear();
+    touched_now.clear();
+    next_keys.clear();
+    resting_keys.clear();
+  }
+  /// Gives memory back where it is far below what the world asks (slack_growth.h). The changes
+  /// are the update's result and are kept.
+  [[gnu::cold]] void give_back(const WorldSize& world) {
+    for (std::vector<Pair>* list : {&changes.began, &changes.ended}) detail::shrink_if_far_below(*list, world.pairs);
+    for (std::vector<std::uint64_t>* list : {&touched_before, &touched_now, &next_keys, &resting_keys}) {
+      detail::shrink_if_far_below(*list, world.pairs);
+    }
+  }
+  [[nodiscard]] std::size_t bytes_held() const noexcept {
+    return bytes(changes.began) + bytes(changes.ended) + bytes(touched_before) + bytes(touched_now) + bytes(next_keys) +
+           bytes(resting_keys);
+  }
 };
 
 /// All pairs, brought up to date lazily by pairs() (which may run on several threads at once).
@@ -223,6 +361,15 @@ struct PairList {
   mutable std::uint64_t all_pairs_at = 0;  ///< The update they are of.
   mutable std::mutex all_pairs_mutex;
   mutable std::atomic<bool> all_pairs_current{true};
+
+  /// After update number `updates`: gives memory back where it is far below what the world asks
+  /// (slack_growth.h). The pairs are kept while the next pairs() may start from them (they are
+  /// of the last update), else dropped. Not while pairs() may run.
+  [[gnu::cold]] void give_back(const WorldSize& world, std::uint64_t updates) {
+    if (all_pairs_at + 1 != updates) all_pairs.clear();
+    detail::shrink_if_far_below(all_pairs, world.pairs);
+  }
+  [[nodiscard]] std::size_t bytes_held() const noexcept { return bytes(all_pairs); }
 };
 
 /// Scratch of update(), kept for its memory.
@@ -236,6 +383,36 @@ struct UpdateScratch {
   std::vector<std::vector<std::uint64_t>> unit_keys;  ///< Per unit of tree queries.
   std::vector<Pair> grid_pairs;
   std::vector<std::uint32_t> stack;
+
+  /// At the start of an update: empties the lists of the last one (their memory is kept), so
+  /// that what they hold at its end is what this update used.
+  void start() {
+    for (std::vector<Handle>* list : {&retest, &joining, &entering, &created, &ready, &next_moving}) list->clear();
+    for (std::vector<std::uint64_t>& keys : unit_keys) keys.clear();
+    grid_pairs.clear();
+  }
+  /// Gives memory back where it is far below what the world asks (slack_growth.h): a unit of
+  /// tree queries is kept for each kQueriesPerWork objects.
+  [[gnu::cold]] void give_back(const WorldSize& world) {
+    for (std::vector<Handle>* list : {&retest, &joining, &entering, &created, &ready, &next_moving}) {
+      detail::shrink_if_far_below(*list, world.objects);
+    }
+    const std::size_t units = (world.objects + kQueriesPerWork - 1) / kQueriesPerWork;
+    if (detail::far_below(units, unit_keys.size(), unit_keys_bytes())) unit_keys.resize(units);
+    detail::shrink_if_far_below(unit_keys, units);
+    for (std::vector<std::uint64_t>& keys : unit_keys) detail::shrink_if_far_below(keys, world.pairs);
+    detail::shrink_if_far_below(grid_pairs, world.pairs);
+    detail::shrink_if_far_below(stack, world.objects);
+  }
+  [[nodiscard]] std::size_t unit_keys_bytes() const noexcept {
+    std::size_t total = bytes(unit_keys);
+    for (const std::vector<std::uint64_t>& keys : unit_keys) total += bytes(keys);
+    return total;
+  }
+  [[nodiscard]] std::size_t bytes_held() const noexcept {
+    return bytes(retest) + bytes(joining) + bytes(entering) + bytes(created) + bytes(ready) + bytes(next_moving) +
+           unit_keys_bytes() + bytes(grid_pairs) + bytes(stack);
+  }
 };
 
 /// The broadphase: its parts, each a small type above, and the steps of an update.
@@ -304,12 +481,15 @@ struct Broadphase::Impl : ObjectTable, RestingSet, MovingSet, ChangeLists, PairL
   void update_moving_set();
   void find_moving_keys();
   void report_changes();
+  /// After an update: gives memory back where the world now asks far less than is held (cold:
+  /// see WorldSize).
+  [[gnu::cold]] void give_back_memory();
   void collect_stats();
   void bring_pairs_up_to_date() const;
   template <class Query>
   void visit_current(const Query& query, FunctionRef<Handle> visit) const;
-  [[nodiscard]] const char* problem() const;
-  [[nodiscard]] const char* refused_problem() const;
+  [[nodiscard, gnu::cold]] const char* problem() const;
+  [[nodiscard, gnu::cold]] const char* refused_problem() const;
 };
 
 Broadphase::Broadphase(const Config& config) : impl_(std::make_unique<Impl>(detail::checked(config))) {}
@@ -420,8 +600,10 @@ void Broadphase::Impl::update(bool find_pairs) {
   ++updates;
   moving_grid_current = false;
   grid_has_resting = false;
-  touched_before.clear();
-  touched_now.clear();
+  grid_handles.clear();
+  ChangeLists::start();
+  UpdateScratch::start();
+  renew_engines(live);
   stats.changed = static_cast<std::uint32_t>(dirty.size());
   take_changes();
   join_resting();
@@ -440,11 +622,12 @@ void Broadphase::Impl::update(bool find_pairs) {
   // found).
   if (!moving_grid_current) {
     grid_boxes.resize(moving.size());
-    moving_grid.build(grid_boxes);
+    build_grid(grid_boxes);
   }
   all_pairs_current.store(false, std::memory_order_release);
   compact_refused();
   handles.recycle();
+  give_back_memory();
   collect_stats();
   AGRID_ASSERT_NO_PROBLEM(problem());
 }
@@ -586,15 +769,15 @@ void Broadphase::Impl::find_grid_pairs(std::span<const Box> boxes) {
   if (boxes.size() >= config.tree_min_boxes && tbb::this_task_arena::max_concurrency() > 1) {
     detail::parallel_for(0, 2, [&](int task) {
       if (task == 0) {
-        moving_grid.build(boxes);
+        build_grid(boxes);
       } else {
-        moving_tree.build(boxes);
+        build_tree(boxes);
         moving_tree.find_pairs(grid_pairs);
       }
     });
     return;
   }
-  moving_grid.build(boxes);
+  build_grid(boxes);
   moving_grid.find_pairs(grid_pairs);
 }
 
@@ -747,6 +930,19 @@ void Broadphase::Impl::report_changes() {
   std::swap(moving_keys, next_keys);
 }
 
+void Broadphase::Impl::give_back_memory() {
+  // The table first: the candidates' lists by object follow its end.
+  trim();
+  candidates.forget_from(static_cast<std::uint32_t>(objects.size()));
+  const WorldSize world{live, std::size_t{candidates.size()} + moving_keys.size()};
+  ObjectTable::give_back(stats.changed);
+  RestingSet::give_back(objects);
+  MovingSet::give_back(world);
+  ChangeLists::give_back(world);
+  PairList::give_back(world, updates);
+  UpdateScratch::give_back(world);
+}
+
 void Broadphase::Impl::collect_stats() {
   stats.objects = live;
   stats.moving = static_cast<std::uint32_t>(moving.size());
@@ -754,15 +950,8 @@ void Broadphase::Impl::collect_stats() {
   stats.invalid = invalid;
   stats.pairs = pairs_known ? candidates.hits() + static_cast<std::uint32_t>(moving_keys.size()) : 0;
   stats.candidates = candidates.size();
-  stats.bytes_held = objects.capacity() * sizeof(Object) + filters.capacity() * sizeof(Filter) +
-                     resting_tree.bytes_held() + candidates.bytes_held() +
-                     (moving.capacity() + next_moving.capacity()) * sizeof(Handle) +
-                     grid_boxes.capacity() * sizeof(Box) + moving_grid.stats().bytes_held +
-                     moving_tree.stats().bytes_held +
-                     (moving_keys.capacity() + next_keys.capacity() + touched_before.capacity() + touched_now.capacity()) *
-                         sizeof(std::uint64_t) +
-                     (all_pairs.capacity() + grid_pairs.capacity()) * sizeof(Pair) +
-                     refused_list.capacity() * sizeof(Handle);
+  stats.bytes_held = ObjectTable::bytes_held() + RestingSet::bytes_held() + MovingSet::bytes_held() +
+                     ChangeLists::bytes_held() + PairList::bytes_held() + UpdateScratch::bytes_held();
 }
 
 void Broadphase::Impl::bring_pairs_up_to_date() const {
@@ -838,7 +1027,14 @@ const char* Broadphase::Impl::refused_problem() const {
 const char* Broadphase::Impl::problem() const {
   if (const char* p = resting_tree.problem()) return p;
   if (const char* p = candidates.problem()) return p;
+  if (const char* p = handles.problem(objects.size())) return p;
   if (!dirty.empty()) return "Broadphase: changes left after an update";
+  if (filters.size() != objects.size()) return "Broadphase: filters and objects disagree in number";
+  if (!objects.empty() && !objects.back().alive) return "Broadphase: the table goes on past the highest live object";
+  if (handles.reusable().size() != objects.size() - live) return "Broadphase: reusable handles are not the dead objects";
+  for (const Handle h : handles.reusable()) {
+    if (objects[h].alive) return "Broadphase: a reusable handle is live";
+  }
   std::uint32_t alive = 0;
   std::uint32_t rest = 0;
   std::uint32_t leaves = 0;
@@ -861,6 +1057,7 @@ const char* Broadphase::Impl::problem() const {
     if (in_tree) {
       ++leaves;
       if (!detail::same_box(resting_tree.box(o.leaf), o.fat)) return "Broadphase: a leaf's box is not its object's fat box";
+      if (resting_tree.object(o.leaf) != h) return "Broadphase: an object's leaf holds another object";
     }
   }
   if (alive != live || rest != resting || leaves != resting_tree.leaves()) return "Broadphase: counts disagree";

@@ -44,6 +44,46 @@ void CandidatePairs::remove(std::uint32_t record) {
   free_ = record;
 }
 
+void CandidatePairs::resize(std::uint32_t objects) {
+  // Out of line: inlined into Broadphase::create it used up inlining GCC allows broadphase.cpp,
+  // whose hot calls then stopped being inlined (measured: set_box's push_back).
+  grow_for_one(head_);
+  head_.resize(objects, kNone);
+}
+
+void CandidatePairs::forget_from(std::uint32_t objects) {
+  if (objects >= head_.size()) return;
+  AGRID_ASSERT(std::all_of(head_.begin() + objects, head_.end(), [](std::uint32_t r) { return r == kNone; }));
+  head_.resize(objects);
+  shrink_if_far_below(head_, objects);
+}
+
+void CandidatePairs::give_back() {
+  if (far_below(live_, records_.capacity(), records_.capacity() * sizeof(Record))) compact();
+}
+
+void CandidatePairs::compact() {
+  std::vector<std::uint32_t> renumbered(records_.size(), kNone);
+  std::vector<Record> kept;
+  kept.reserve(shrunk_capacity(live_));
+  for (std::uint32_t r = 0; r < records_.size(); ++r) {
+    if (!records_[r].live) continue;
+    renumbered[r] = static_cast<std::uint32_t>(kept.size());
+    kept.push_back(records_[r]);
+  }
+  // A live record links only live ones (a free record's next[0] is the free list, dropped here).
+  const auto moved = [&](std::uint32_t r) { return r == kNone ? kNone : renumbered[r]; };
+  for (Record& r : kept) {
+    for (int side = 0; side < 2; ++side) {
+      r.next[side] = moved(r.next[side]);
+      r.prev[side] = moved(r.prev[side]);
+    }
+  }
+  for (std::uint32_t& head : head_) head = moved(head);
+  records_.swap(kept);
+  free_ = kNone;
+}
+
 void CandidatePairs::link(std::uint32_t record, int side) {
   Record& r = records_[record];
   const std::uint32_t object = r.members[side];

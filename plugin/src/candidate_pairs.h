@@ -19,11 +19,16 @@ class CandidatePairs {
  public:
   static constexpr std::uint32_t kNone = 0xffffffffu;
 
-  /// Makes room for handles below `objects`.
-  void resize(std::uint32_t objects) {
-    grow_for_one(head_);
-    head_.resize(objects, kNone);
-  }
+  /// Makes room for handles below `objects` (more than now).
+  void resize(std::uint32_t objects);
+
+  /// Forgets the handles from `objects` on (none has a record), giving memory back when the rest
+  /// are far below capacity (slack_growth.h).
+  void forget_from(std::uint32_t objects);
+
+  /// Gives memory back when the live records are far_below() the room held (slack_growth.h): they
+  /// are renumbered compactly, in the same order. O(records), when it happens.
+  void give_back();
 
   /// Adds the candidate (a, b), a != b, with whether it is a hit; returns its record.
   std::uint32_t add(std::uint32_t a, std::uint32_t b, bool hit);
@@ -89,6 +94,8 @@ class CandidatePairs {
     bool live = false;
   };
 
+  /// Copies the live records, in order, into an array of shrunk_capacity() and relinks them.
+  void compact();
   void link(std::uint32_t record, int side);
   void unlink(std::uint32_t record, int side);
 

@@ -65,6 +65,7 @@ void GridCore::find_pairs(std::vector<Pair>& out) {
   collect_pair_keys();
   out.resize(pair_keys_.keys().size());
   sort_pairs(pair_keys_.keys(), pair_keys_scratch_, stats_.boxes, out);
+  stats_.bytes_held = bytes_held();  // with the pair buffers this search may have grown
 }
 
 std::size_t GridCore::bytes_held() const noexcept {

@@ -70,6 +70,7 @@ void Tree::Impl::find_pairs(std::vector<Pair>& out) {
   for (std::uint32_t t = 0; t < tasks_used; ++t) key_runs.push_back(grids[t].pair_keys());
   for (std::size_t w = 0; w < stay_work.size(); ++w) key_runs.push_back(stay_keys[w].keys());
   detail::sort_key_runs(key_runs, stats.boxes, sort_scratch, out);
+  stats.bytes_held = bytes_held();  // with the key buffers this search may have grown
 }
 
 }  // namespace agrid

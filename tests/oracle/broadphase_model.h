@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agrid/broadphase.h"
+#include "oracle/oracle.h"
 
 namespace agrid::oracle {
 
@@ -27,6 +28,24 @@ struct BroadphaseModel {
       }
     }
     return out;
+  }
+
+  /// The same pairs as pairs(), from the oracle's sort-and-sweep over the live boxes: O(n log n),
+  /// for models too large for brute force.
+  [[nodiscard]] std::vector<Pair> swept_pairs() const {
+    std::vector<Handle> handles;
+    std::vector<Box> live;
+    for (const auto& [handle, box] : boxes) {
+      handles.push_back(handle);
+      live.push_back(box);
+    }
+    std::vector<Pair> out;
+    for (const Pair& p : oracle::pairs(live)) {
+      const Handle a = handles[p.first];
+      const Handle b = handles[p.second];
+      if (passes(filters.at(a), filters.at(b))) out.push_back({a, b});
+    }
+    return out;  // handles ascend with the indices: still sorted
   }
 
   /// The live objects whose boxes overlap `query`, ascending.

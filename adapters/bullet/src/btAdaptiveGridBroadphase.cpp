@@ -25,6 +25,7 @@
 #include "proxy_pair_cache.h"
 #include "proxy_pool.h"
 #include "scalar_conversion.h"
+#include "slack_growth.h"
 
 namespace {
 
@@ -43,21 +44,6 @@ constexpr agrid::Filter kPassAll{0xffffffffu, 0xffffffffu};
   return config;
 }
 
-/// A per-handle array is shrunk when its capacity is more than this many times its size, to
-/// twice its size: far enough apart that a world that breathes does not reallocate every step.
-constexpr std::size_t kShrinkWhenCapacityOver = 4;
-
-/// Gives `v`'s memory back down to twice `needed` elements when it holds more than
-/// kShrinkWhenCapacityOver times that: a world that shrank keeps no peak, one that breathes
-/// reallocates nothing.
-template <class T>
-void shrinkFarBelow(std::vector<T>& v, std::size_t needed) {
-  if (v.capacity() <= kShrinkWhenCapacityOver * (needed + 1)) return;
-  std::vector<T> smaller;
-  smaller.reserve(std::max(v.size(), 2 * needed));
-  smaller.assign(v.begin(), v.end());
-  v.swap(smaller);
-}
 
 [[nodiscard]] double seconds(Clock::duration d) noexcept { return std::chrono::duration<double>(d).count(); }
 
@@ -534,18 +520,19 @@ void btAdaptiveGridBroadphase::Impl::releaseDestroyed() {
   m_destroyed.clear();
   // agrid reuses the lowest free handles first: when the world shrinks, the table's tail empties.
   while (!m_proxies.empty() && m_proxies.back() == nullptr) m_proxies.pop_back();
-  shrinkFarBelow(m_proxies, m_proxies.size());
-  shrinkFarBelow(m_watched, m_watched.size());
-  shrinkFarBelow(m_refused, m_refused.size());
-  // Scratch of a step: sized by the world (its objects and pairs), not by one step's peak.
+  agrid::detail::shrink_if_far_below(m_proxies, m_proxies.size());
+  agrid::detail::shrink_if_far_below(m_watched, m_watched.size());
+  agrid::detail::shrink_if_far_below(m_refused, m_refused.size());
+  // By agrid's rule (slack_growth.h). Scratch of a step: sized by the world (its objects and
+  // pairs), not by one step's peak.
   const std::size_t world = m_liveProxies + static_cast<std::size_t>(m_pairCache->getNumOverlappingPairs());
-  shrinkFarBelow(m_destroyed, world);
-  shrinkFarBelow(m_offered, world);
-  shrinkFarBelow(m_cached, world);
-  shrinkFarBelow(m_stale, world);
-  shrinkFarBelow(m_missing, world);
-  shrinkFarBelow(m_scratch, world);
-  shrinkFarBelow(m_refusedNow, world);
+  agrid::detail::shrink_if_far_below(m_destroyed, world);
+  agrid::detail::shrink_if_far_below(m_offered, world);
+  agrid::detail::shrink_if_far_below(m_cached, world);
+  agrid::detail::shrink_if_far_below(m_stale, world);
+  agrid::detail::shrink_if_far_below(m_missing, world);
+  agrid::detail::shrink_if_far_below(m_scratch, world);
+  agrid::detail::shrink_if_far_below(m_refusedNow, world);
 }
 
 const char* btAdaptiveGridBroadphase::Impl::problem() const {

@@ -19,7 +19,7 @@ struct GridStats {
   std::uint32_t leaf_entries = 0;   ///< Box copies held in leaves (a box may sit in several cells).
   std::uint32_t staying_entries = 0;///< Box copies staying at inner nodes (too large to descend).
   std::uint32_t tasks = 0;          ///< Independent grids the tree of grids built (1 for a Grid).
-  std::size_t bytes_held = 0;       ///< Heap memory the grid keeps between builds.
+  std::size_t bytes_held = 0;       ///< Heap memory the grid keeps between builds (after find_pairs: with its buffers).
 };
 
 }  // namespace agrid
