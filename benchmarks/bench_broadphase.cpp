@@ -7,6 +7,11 @@
 //   median_ms, max_ms   median and slowest timed step
 //   bytes_per_object    stats().bytes_held / live objects after the last step
 //   objects, pairs, moving, changed   stats() after the last step
+// BM_broadphase_unload/1M: 1,000,000 boxes made and stepped (1% nudged a step), then all removed;
+// one iteration is the update() that removes them (the other work untimed). Counters:
+//   peak_mib        stats().bytes_held before the removal, in MiB
+//   removed_mib     after the update that removes every object (it holds the ended pairs it reports)
+//   next_mib        after the next update
 // BM_broadphase_rays/static-50k/threads:N: 500 segments through 50,000 static boxes
 // (for_each_hit), split over N threads; one iteration is the 500. Its Bullet peer is in
 // bench_bullet.cpp.
@@ -114,6 +119,42 @@ void bm_steps(benchmark::State& state, const Scene& scene, int warmup) {
   });
 }
 
+/// Updates before the objects of BM_broadphase_unload are removed.
+constexpr int kUnloadSteps = 20;
+
+/// A frozen scene made, stepped kUnloadSteps times and unloaded: the time of the update that
+/// removes every object, and the memory held around it (docs/broadphase.md, "Memory follows the
+/// world").
+void bm_unload(benchmark::State& state, const agrid::bench::FrozenStepScene& scene) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  in_arena([&] {
+    for (auto _ : state) {
+      FrozenStepRun<agrid::Handle> run(scene);
+      agrid::Broadphase broadphase;
+      const auto create = [&](const agrid::Box& box) { return broadphase.create(box); };
+      const auto remove = [&](agrid::Handle handle) { broadphase.remove(handle); };
+      const auto set_box = [&](agrid::Handle handle, const agrid::Box& box) { broadphase.set_box(handle, box); };
+      run.start(create);
+      broadphase.update();
+      for (int i = 0; i < kUnloadSteps; ++i) {
+        run.prepare();
+        run.step(create, remove, set_box);
+        broadphase.update();
+      }
+      const std::size_t peak = broadphase.stats().bytes_held;
+      run.for_each_handle(remove);
+      const auto start = std::chrono::steady_clock::now();
+      broadphase.update();
+      state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      const std::size_t removed = broadphase.stats().bytes_held;
+      broadphase.update();
+      state.counters["peak_mib"] = static_cast<double>(peak) / kMiB;
+      state.counters["removed_mib"] = static_cast<double>(removed) / kMiB;
+      state.counters["next_mib"] = static_cast<double>(broadphase.stats().bytes_held) / kMiB;
+    }
+  });
+}
+
 /// The 500 rays through the static boxes, split over `threads` threads (one chunk each).
 void bm_rays(benchmark::State& state, int threads) {
   const std::vector<agrid::Box> boxes = agrid::bench::ray_scene_boxes();
@@ -166,6 +207,11 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
+  static constexpr agrid::bench::FrozenStepScene kUnloadScene{"1M", 1000000, 10000};
+  benchmark::RegisterBenchmark("BM_broadphase_unload/1M", [](benchmark::State& state) { bm_unload(state, kUnloadScene); })
+      ->Iterations(3)
+      ->Unit(benchmark::kMillisecond)
+      ->UseManualTime();
   for (const int threads : {1, 2}) {
     benchmark::RegisterBenchmark(("BM_broadphase_rays/static-50k/threads:" + std::to_string(threads)).c_str(),
                                  [threads](benchmark::State& state) { bm_rays(state, threads); })
