@@ -17,23 +17,18 @@ ATTRIBUTE_ALIGNED16(struct) btAdaptiveGridProxy : public btBroadphaseProxy {
   static constexpr agrid::Handle kDestroyed = 0xffffffffu;
   /// m_pairs of a proxy in no pair of the cache.
   static constexpr std::int32_t kNoPairs = -1;
-  /// The top bit of m_overlaps: the proxy is listed among those whose filter is watched.
-  static constexpr std::uint32_t kWatchedBit = 0x80000000u;
 
   agrid::Handle m_handle = 0;
   /// The first of this proxy's pairs in the adapter's pair cache (ProxyPairCache's lists), or
   /// kNoPairs.
   std::int32_t m_pairs = kNoPairs;
-  /// The filter the adapter last saw: Bullet code may change m_collisionFilterGroup/Mask on a
-  /// live proxy at any time; for the proxies whose filter can change a pair, the adapter compares
-  /// the two every step (see calculateOverlappingPairs).
+  /// The filter the adapter last saw (and gave agrid): Bullet code may change
+  /// m_collisionFilterGroup/Mask on a live proxy at any time; setAabb compares the two, and so
+  /// does every step for the proxies whose filter can change a pair (calculateOverlappingPairs).
   int m_seenGroup = 0;
   int m_seenMask = 0;
   /// The step in which setAabb last reached this proxy (the step's stats count each proxy once).
   std::uint32_t m_setAabbStep = 0;
-  /// How many of agrid's pairs (overlapping boxes, whatever the filters say) hold this proxy, and
-  /// kWatchedBit while it is listed among the watched proxies.
-  std::uint32_t m_overlaps = 0;
 
   btAdaptiveGridProxy(const btVector3& aabbMin, const btVector3& aabbMax, void* userPtr, int group, int mask)
       : btBroadphaseProxy(aabbMin, aabbMax, userPtr, group, mask), m_seenGroup(group), m_seenMask(mask) {}
@@ -47,9 +42,6 @@ ATTRIBUTE_ALIGNED16(struct) btAdaptiveGridProxy : public btBroadphaseProxy {
     m_seenGroup = m_collisionFilterGroup;
     m_seenMask = m_collisionFilterMask;
   }
-  /// Overlapping boxes this proxy has, by agrid's last update.
-  [[nodiscard]] std::uint32_t overlaps() const noexcept { return m_overlaps & ~kWatchedBit; }
-  [[nodiscard]] bool watched() const noexcept { return (m_overlaps & kWatchedBit) != 0; }
 };
 
 // A slot is given back without running a destructor: the proxy's memory keeps kDestroyed until

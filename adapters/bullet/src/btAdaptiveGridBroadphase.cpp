@@ -26,6 +26,7 @@
 #include "proxy_pool.h"
 #include "scalar_conversion.h"
 #include "slack_growth.h"
+#include "watched_proxies.h"
 
 namespace {
 
@@ -165,8 +166,9 @@ class btAdaptiveGridBroadphase::Impl {
   /// What agrid is told of a proxy's filter: the one last seen, or pass-all while a callback decides.
   [[nodiscard]] agrid::Filter filterOf(const btAdaptiveGridProxy& proxy) const noexcept;
   /// Compares the filters of the watched proxies, and of those agrid refused a pair among
-  /// resting objects, with what was last seen; true iff one changed.
-  [[nodiscard]] bool watchedFilterChanged();
+  /// resting objects, with what was last seen, unless setAabb looked at `everyProxy` in the
+  /// step; a change sets m_recheckPairs.
+  void lookAtWatchedFilters(bool everyProxyGotSetAabb);
   /// The proxy's filter changed: agrid is told (its resting pairs are decided anew at the next
   /// update) and the cache asked again about every pair.
   void syncFilter(btAdaptiveGridProxy& proxy);
@@ -200,10 +202,8 @@ class btAdaptiveGridBroadphase::Impl {
   /// Destroyed since the last step: their slots go back to the pool then, so that a proxy
   /// destroyed twice in a step is refused (its memory still says kDestroyed).
   std::vector<btAdaptiveGridProxy*> m_destroyed;
-  /// The proxies whose filter can change a pair: those with an overlapping box (and some whose
-  /// overlaps ended since the last look, dropped at the next). Invariant: a live proxy with
-  /// overlaps() > 0 is listed, once, and has kWatchedBit set.
-  std::vector<btAdaptiveGridProxy*> m_watched;
+  /// The proxies whose filter can change a pair: those with an overlapping box.
+  agrid::bullet_detail::WatchedProxies m_watched;
   int m_nextUniqueId = 1;
   std::uint32_t m_liveProxies = 0;
   /// Steps counted by calculateOverlappingPairs, and the live proxies created or given setAabb
@@ -299,6 +299,7 @@ void btAdaptiveGridBroadphase::Impl::destroyProxy(btBroadphaseProxy* proxy, btDi
   }
   m_broadphase.remove(p.m_handle);
   m_proxies[p.m_handle] = nullptr;
+  m_watched.destroyed(p.m_handle);
   --m_liveProxies;
   if (p.m_setAabbStep == m_step) --m_setAabbObjects;
   p.m_handle = btAdaptiveGridProxy::kDestroyed;
@@ -308,9 +309,12 @@ void btAdaptiveGridBroadphase::Impl::destroyProxy(btBroadphaseProxy* proxy, btDi
 void btAdaptiveGridBroadphase::Impl::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin,
                                              const btVector3& aabbMax) {
   btAdaptiveGridProxy& p = liveProxy(proxy, "setAabb");
-  // The step's stamp counts each proxy once, for the step's stats.
+  // The filter is looked at here, on the proxy's own cache line: when every proxy gets its
+  // setAabb (Bullet's default), the step needs no other look. The step's stamp counts each proxy
+  // once, for that and for the step's stats.
   m_setAabbObjects += p.m_setAabbStep != m_step ? 1u : 0u;
   p.m_setAabbStep = m_step;
+  if (p.filterChanged()) syncFilter(p);
   // Static and sleeping objects get their unchanged AABB every step: answer from the proxy.
   // (A NaN compares unequal and takes the long way, where agrid compares bitwise.)
   if (sameXyz(p.m_aabbMin, aabbMin) && sameXyz(p.m_aabbMax, aabbMax)) return;
@@ -357,50 +361,37 @@ void btAdaptiveGridBroadphase::Impl::syncFilter(btAdaptiveGridProxy& proxy) {
   m_recheckPairs = true;
 }
 
-bool btAdaptiveGridBroadphase::Impl::watchedFilterChanged() {
+void btAdaptiveGridBroadphase::Impl::lookAtWatchedFilters(bool everyProxyGotSetAabb) {
   // Only a proxy whose box overlaps another's can gain or lose a pair by a filter change. Those
   // in a pair of agrid's (which holds every overlap with a moving member, whatever the filters
   // say) are the watched list; those agrid refused a pair among resting objects it lists itself.
   // The others' filters are read when a pair of theirs begins, as the cache decides on it. So a
-  // static level whose objects overlap nothing of their own costs nothing here. Watched proxies
-  // destroyed or without overlaps since are dropped.
-  m_recheckPairs = false;
-  std::size_t kept = 0;
-  for (btAdaptiveGridProxy* p : m_watched) {
-    if (p->m_handle == btAdaptiveGridProxy::kDestroyed) continue;  // in the pool's quarantine
-    if (p->overlaps() == 0) {
-      p->m_overlaps = 0;  // unlisted
-      continue;
-    }
-    if (p->filterChanged()) syncFilter(*p);
-    m_watched[kept++] = p;
-  }
-  m_watched.resize(kept);
-  if (!m_watchFiltersAtRest) return m_recheckPairs;
+  // static level whose objects overlap nothing of their own costs nothing here. When every live
+  // proxy got its setAabb in this step, setAabb looked at them all already; with the watch off,
+  // only setAabb looks (the list is still kept, in handle order).
+  const bool look = m_watchFiltersAtRest && !everyProxyGotSetAabb;
+  m_watched.sweep(look, [&](agrid::Handle h) {
+    btAdaptiveGridProxy* p = proxyOf(h);
+    if (p != nullptr && p->filterChanged()) syncFilter(*p);
+  });
+  if (!look) return;
   for (const agrid::Handle h : m_broadphase.refused_at_rest()) {
     btAdaptiveGridProxy* p = h < m_proxies.size() ? m_proxies[h] : nullptr;  // removed ones linger
     if (p != nullptr && p->filterChanged()) syncFilter(*p);
   }
-  return m_recheckPairs;
 }
 
 void btAdaptiveGridBroadphase::Impl::countOverlaps(const agrid::PairChanges& changes) {
   for (const agrid::Pair& pair : changes.ended) {
     for (const agrid::Handle h : {pair.first, pair.second}) {
-      if (btAdaptiveGridProxy* p = proxyOf(h)) --p->m_overlaps;  // the destroyed are gone already
+      if (proxyOf(h) != nullptr) m_watched.ended(h);  // a destroyed proxy's count went with it
     }
   }
+  // From its first, a proxy is watched (its filter, if changed unseen, is compared next step).
   for (const agrid::Pair& pair : changes.began) {
-    for (const agrid::Handle h : {pair.first, pair.second}) {
-      btAdaptiveGridProxy* p = proxyOf(h);
-      AGRID_ASSERT(p != nullptr);  // pairs begin between live objects
-      if (p->overlaps() == 0) {
-        // From here it is watched (its filter, if changed unseen, is compared at the next step).
-        if (!p->watched()) m_watched.push_back(p);
-        p->m_overlaps |= btAdaptiveGridProxy::kWatchedBit;
-      }
-      ++p->m_overlaps;
-    }
+    AGRID_ASSERT(proxyOf(pair.first) != nullptr && proxyOf(pair.second) != nullptr);  // live objects
+    m_watched.began(pair.first);
+    m_watched.began(pair.second);
   }
 }
 
@@ -480,7 +471,8 @@ void btAdaptiveGridBroadphase::Impl::timedCalculateOverlappingPairs(btDispatcher
 
 void btAdaptiveGridBroadphase::Impl::calculateOverlappingPairs(btDispatcher* dispatcher) {
   // A new step: no proxy has been given a box in it. (Should the count wrap, a stale stamp equal
-  // to the new step only makes the stats' count smaller.)
+  // to the new step only makes the count smaller, which costs a look and misses nothing.)
+  const bool everyProxyGotSetAabb = m_setAabbObjects >= m_liveProxies;
   ++m_step;
   m_setAabbObjects = 0;
   if (m_queriesOnly) {  // btNullPairCache: keep the queries current, find no pairs
@@ -489,7 +481,7 @@ void btAdaptiveGridBroadphase::Impl::calculateOverlappingPairs(btDispatcher* dis
     return;
   }
   const bool callbackChanged = applyFilterCallback();
-  m_recheckPairs = watchedFilterChanged();
+  lookAtWatchedFilters(everyProxyGotSetAabb);
   const agrid::PairChanges& changes = m_broadphase.update();
   countOverlaps(changes);
   {
@@ -521,7 +513,7 @@ void btAdaptiveGridBroadphase::Impl::releaseDestroyed() {
   // agrid reuses the lowest free handles first: when the world shrinks, the table's tail empties.
   while (!m_proxies.empty() && m_proxies.back() == nullptr) m_proxies.pop_back();
   agrid::detail::shrink_if_far_below(m_proxies, m_proxies.size());
-  agrid::detail::shrink_if_far_below(m_watched, m_watched.size());
+  m_watched.trim(m_proxies.size());
   agrid::detail::shrink_if_far_below(m_refused, m_refused.size());
   // By agrid's rule (slack_growth.h). Scratch of a step: sized by the world (its objects and
   // pairs), not by one step's peak.
@@ -536,16 +528,18 @@ void btAdaptiveGridBroadphase::Impl::releaseDestroyed() {
 }
 
 const char* btAdaptiveGridBroadphase::Impl::problem() const {
-  std::uint32_t live = 0;
-  std::size_t watched = 0;
-  for (const btAdaptiveGridProxy* p : m_proxies) {
-    if (p == nullptr) continue;
-    ++live;
-    if (p->overlaps() > 0 && !p->watched()) return "btAdaptiveGridBroadphase: a proxy with overlaps is not watched";
-    watched += p->watched() ? 1 : 0;
-  }
+  const auto live = static_cast<std::uint32_t>(std::count_if(m_proxies.begin(), m_proxies.end(), [](const btAdaptiveGridProxy* p) { return p != nullptr; }));
   if (live != m_liveProxies) return "btAdaptiveGridBroadphase: the live proxies are miscounted";
-  if (watched != m_watched.size()) return "btAdaptiveGridBroadphase: the watched list and the proxies' marks differ";
+  if (const char* p = m_watched.problem()) return p;
+  // Every proxy's overlaps are counted: agrid's pairs, per handle.
+  std::vector<std::uint32_t> overlaps(m_proxies.size(), 0);
+  for (const agrid::Pair& pair : m_broadphase.pairs()) {
+    ++overlaps[pair.first];
+    ++overlaps[pair.second];
+  }
+  for (agrid::Handle h = 0; h < overlaps.size(); ++h) {
+    if (m_proxies[h] != nullptr && overlaps[h] != m_watched.overlaps(h)) return "btAdaptiveGridBroadphase: overlaps miscounted";
+  }
   if (const char* p = m_proxyPool.problem()) return p;
   if (m_ownCache != nullptr) return m_ownCache->problem();
   return nullptr;
@@ -643,10 +637,11 @@ void btAdaptiveGridBroadphase::Impl::fillWorldStats() {
   m_stats.m_restingObjects = static_cast<int>(s.resting);
   const std::size_t pairLists = m_refused.capacity() + m_offered.capacity() + m_cached.capacity() +
                                 m_stale.capacity() + m_missing.capacity();
-  const std::size_t proxyLists = m_proxies.capacity() + m_destroyed.capacity() + m_watched.capacity();
+  const std::size_t proxyLists = m_proxies.capacity() + m_destroyed.capacity();
   m_stats.m_bytesHeld = s.bytes_held + m_proxyPool.bytes_held() + proxyLists * sizeof(btAdaptiveGridProxy*) +
                         pairLists * sizeof(agrid::Pair) + m_scratch.capacity() * sizeof(ProxyPair) +
-                        m_refusedNow.capacity() + (m_ownCache != nullptr ? m_ownCache->bytes_held() : 0);
+                        m_refusedNow.capacity() + m_watched.bytes_held() +
+                        (m_ownCache != nullptr ? m_ownCache->bytes_held() : 0);
 }
 
 void btAdaptiveGridBroadphase::Impl::printStats() const {

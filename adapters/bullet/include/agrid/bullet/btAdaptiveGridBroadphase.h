@@ -30,10 +30,10 @@ struct Config;     // <agrid/config.h> (C++11 and later)
 /// * The pair cache the adapter owns is Bullet's btHashedOverlappingPairCache that also lists
 ///   each proxy's pairs: removing a body (cleanProxyFromPairs, then destroyProxy's
 ///   removeOverlappingPairsContainingProxy) costs that body's pairs, not a walk over every pair.
-/// * Filters are read when a pair begins, and compared every step only for proxies whose box
-///   overlaps another's: a static level whose objects are apart costs nothing a step with
-///   setForceUpdateAllAabbs(false), one whose objects touch a look at each of them (see
-///   setWatchFiltersAtRest).
+/// * Filters are read by setAabb and when a pair begins; a step in which some proxies got no
+///   setAabb also compares those whose box overlaps another's: a static level whose objects are
+///   apart costs nothing a step with setForceUpdateAllAabbs(false), one whose objects touch a
+///   look at each of them (see setWatchFiltersAtRest).
 /// * Memory follows the world: proxy blocks, per-handle arrays and agrid's structures shrink
 ///   at the next calculateOverlappingPairs once far below their capacity (docs/broadphase.md).
 /// * Misuse: destroyProxy or setAabb of a proxy already destroyed throws std::invalid_argument
@@ -132,13 +132,14 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
   /// Whether setAabb calls are timed.
   bool getTimeSetAabbCalls() const;
 
-  /// Whether every step looks for filter changes on objects at rest whose box overlaps only
-  /// those of other objects at rest that the filters refuse (static objects touching each other,
-  /// by Bullet's default filters). On (the default): every filter change is seen at the next
-  /// step, also between two static objects; a level whose statics touch one another then costs a
-  /// look at each of them a step. Off: such a change is seen once the object moves or a pair of
-  /// it with a moving object begins (btDbvtBroadphase never looks again at pairs of two objects
-  /// at rest); a level costs nothing a step.
+  /// Whether a step in which some proxies got no setAabb (setForceUpdateAllAabbs(false), sleeping
+  /// or hand-made proxies) looks at the filters of those that can gain or lose a pair by a filter
+  /// change: those whose box overlaps another's. On (the default): every filter change is seen
+  /// at the next step; a level whose statics touch one another costs a look at each of them a
+  /// step. Off: a filter is read by setAabb and when a pair of its proxy begins; rewritten in
+  /// place on a proxy that gets no setAabb, it is seen at its next setAabb (as with
+  /// btDbvtBroadphase, which reads filters only when it adds a pair); a level costs nothing a
+  /// step.
   void setWatchFiltersAtRest(bool on);
   /// Whether filter changes on objects at rest are looked for every step.
   bool getWatchFiltersAtRest() const;
