@@ -29,23 +29,29 @@ class WatchedProxies {
       listed_.push_back(h);  // after the sorted part, until the next sweep
     }
     ++counts_[h];
+    changed_ = true;
   }
   /// A pair of agrid's holding the live `h` ended.
   void ended(agrid::Handle h) noexcept {
     AGRID_ASSERT(h < counts_.size() && (counts_[h] & ~kListed) > 0);
     --counts_[h];
+    changed_ = true;
   }
   /// `h`'s proxy was destroyed: its pairs are gone (agrid reports them ended at its next update,
   /// when `h` has no proxy). It stays marked while listed, so that a new proxy given `h` is not
   /// listed twice.
   void destroyed(agrid::Handle h) noexcept {
     if (h < counts_.size()) counts_[h] &= kListed;
+    changed_ = true;
   }
 
   /// Drops the handles without overlaps and calls `look(h)` with each other one, ascending (the
-  /// proxies lie in about that order in memory), if `look_at_filters`. O(listed).
+  /// proxies lie in about that order in memory), if `look_at_filters`. O(listed), and nothing
+  /// when there is nothing to look at and no count changed since the last sweep.
   template <class Look>
   void sweep(bool look_at_filters, Look&& look) {
+    if (!look_at_filters && !changed_) return;
+    changed_ = false;
     const auto sorted_end = listed_.begin() + static_cast<std::ptrdiff_t>(sorted_);
     std::sort(sorted_end, listed_.end());
     std::inplace_merge(listed_.begin(), sorted_end, listed_.end());
@@ -100,6 +106,7 @@ class WatchedProxies {
   std::vector<std::uint32_t> counts_;  ///< By handle: agrid's pairs holding it, | kListed.
   std::vector<agrid::Handle> listed_;
   std::size_t sorted_ = 0;  ///< listed_[0, sorted_) is sorted.
+  bool changed_ = false;    ///< A count changed since the last sweep.
 };
 
 }  // namespace agrid::bullet_detail
