@@ -520,6 +520,7 @@ void btAdaptiveGridBroadphase::Impl::releaseDestroyed() {
   while (!m_proxies.empty() && m_proxies.back() == nullptr) m_proxies.pop_back();
   agrid::detail::shrink_if_far_below(m_proxies, m_proxies.size());
   m_watched.trim(m_proxies.size());
+  if (m_ownCache != nullptr) m_ownCache->give_back();
   agrid::detail::shrink_if_far_below(m_refused, m_refused.size());
   // By agrid's rule (slack_growth.h). Scratch of a step: sized by the world (its objects and
   // pairs), not by one step's peak.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "adaptive_grid_proxy.h"
+#include "slack_growth.h"
 
 namespace agrid::bullet_detail {
 
@@ -59,6 +60,10 @@ class ProxyPairCache final : public btHashedOverlappingPairCache {
     outside_edits_ = false;
     return edited;
   }
+
+  /// Gives the lists' memory back by agrid's rule (slack_growth.h) when far more is held than the
+  /// pairs need. (Bullet's pair array and hash table never shrink.)
+  void give_back() { agrid::detail::shrink_if_far_below(links_, links_.size()); }
 
   /// Heap bytes of the lists (the pair array and hash table are Bullet's).
   [[nodiscard]] std::size_t bytes_held() const noexcept { return links_.capacity() * sizeof(Links); }

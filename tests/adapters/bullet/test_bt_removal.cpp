@@ -162,5 +162,32 @@ TEST(BulletAdapterMisuse, ADestroyedProxyIsRefused) {
   ASSERT_NO_FATAL_FAILURE(run_checked(*w, 5));
 }
 
+// Memory follows the world: 30,000 proxies in overlapping rows (so the cache's lists, agrid's
+// candidates and the watched counts all hold something), then all but 10 destroyed: the next
+// steps give back what agrid and the adapter held (m_bytesHeld falls below a tenth of the peak),
+// and the survivors still pair exactly.
+TEST(BulletAdapterMemory, BytesHeldFallWhenTheWorldShrinks) {
+  btDefaultCollisionConfiguration configuration;
+  btCollisionDispatcher dispatcher(&configuration);
+  btAdaptiveGridBroadphase broadphase;
+  constexpr int kProxies = 30000;
+  constexpr int kKept = 10;
+  std::vector<btBroadphaseProxy*> proxies;
+  for (int i = 0; i < kProxies; ++i) {
+    const btVector3 at(static_cast<btScalar>(i % 300), static_cast<btScalar>(i / 300) * 3, 0);
+    proxies.push_back(broadphase.createProxy(at, at + btVector3(1.5f, 1, 1), BOX_SHAPE_PROXYTYPE, nullptr, 1, -1, &dispatcher));
+  }
+  for (int step = 0; step < 3; ++step) broadphase.calculateOverlappingPairs(&dispatcher);
+  const std::size_t peak = broadphase.lastStepStats().m_bytesHeld;
+  ASSERT_GT(broadphase.getOverlappingPairCache()->getNumOverlappingPairs(), kProxies / 2);
+  for (int i = kKept; i < kProxies; ++i) broadphase.destroyProxy(proxies[i], &dispatcher);
+  for (int step = 0; step < 3; ++step) broadphase.calculateOverlappingPairs(&dispatcher);
+  const btAdaptiveGridBroadphaseStats& after = broadphase.lastStepStats();
+  EXPECT_EQ(after.m_objects, kKept);
+  EXPECT_LT(after.m_bytesHeld, peak / 10) << "peak " << peak << " bytes";
+  EXPECT_EQ(broadphase.getOverlappingPairCache()->getNumOverlappingPairs(), kKept - 1);  // a row of 10 touching boxes
+  for (int i = 0; i < kKept; ++i) broadphase.destroyProxy(proxies[i], &dispatcher);
+}
+
 }  // namespace
 }  // namespace agrid::bt_test
