@@ -254,6 +254,7 @@ struct RestingSet {
   /// `refused` is listed once; `refused_count` counts them.
   std::vector<Handle> refused_list;
   std::uint32_t refused_count = 0;
+  std::size_t refused_new_from = 0;  ///< refused_list[refused_new_from, end) was listed in the last update.
 
   /// Gives memory back where the tree's nodes or the candidate records in use are far below the
   /// room held (slack_growth.h); the leaves renumbered are set in `objects`.
@@ -594,6 +595,10 @@ BroadphaseStats Broadphase::stats() const { return impl_->stats; }
 
 std::span<const Handle> Broadphase::refused_at_rest() const noexcept { return impl_->refused_list; }
 
+std::span<const Handle> Broadphase::newly_refused_at_rest() const noexcept {
+  return std::span<const Handle>(impl_->refused_list).subspan(impl_->refused_new_from);
+}
+
 void Broadphase::for_each_overlap(const Box& box, FunctionRef<Handle> visit) const {
   if (is_valid(box)) impl_->visit_current(box, visit);
 }
@@ -612,6 +617,8 @@ void Broadphase::Impl::update(bool find_pairs) {
   ChangeLists::start();
   UpdateScratch::start();
   renew_engines(live);
+  compact_refused();
+  refused_new_from = refused_list.size();
   stats.changed = static_cast<std::uint32_t>(dirty.size());
   take_changes();
   join_resting();
@@ -633,7 +640,6 @@ void Broadphase::Impl::update(bool find_pairs) {
     build_grid(grid_boxes);
   }
   all_pairs_current.store(false, std::memory_order_release);
-  compact_refused();
   handles.recycle();
   give_back_memory();
   collect_stats();

@@ -158,6 +158,8 @@ class btAdaptiveGridBroadphase::Impl {
   static constexpr std::uint32_t kRemoved = 0xffffffffu;
 
   void calculateOverlappingPairs(btDispatcher* dispatcher);
+  /// Brings the cache and the overlap counts in line with one update's changes.
+  void applyChanges(const agrid::PairChanges& changes, btDispatcher* dispatcher);
   /// The proxy of a live handle, or of a destroyed one whose pairs agrid has not reported
   /// ended yet (then null).
   [[nodiscard]] btAdaptiveGridProxy* proxyOf(agrid::Handle handle) const noexcept { return m_proxies[handle]; }
@@ -166,9 +168,8 @@ class btAdaptiveGridBroadphase::Impl {
   /// What agrid is told of a proxy's filter: the one last seen, or pass-all while a callback decides.
   [[nodiscard]] agrid::Filter filterOf(const btAdaptiveGridProxy& proxy) const noexcept;
   /// Compares the filters of the watched proxies, and of those agrid refused a pair among
-  /// resting objects, with what was last seen, unless setAabb looked at `everyProxy` in the
-  /// step; a change sets m_recheckPairs.
-  void lookAtWatchedFilters(bool everyProxyGotSetAabb);
+  /// resting objects, with what was last seen; a change sets m_recheckPairs.
+  void lookAtWatchedFilters();
   /// The proxy's filter changed: agrid is told (its resting pairs are decided anew at the next
   /// update) and the cache asked again about every pair.
   void syncFilter(btAdaptiveGridProxy& proxy);
@@ -202,6 +203,9 @@ class btAdaptiveGridBroadphase::Impl {
   /// Destroyed since the last step: their slots go back to the pool then, so that a proxy
   /// destroyed twice in a step is refused (its memory still says kDestroyed).
   std::vector<btAdaptiveGridProxy*> m_destroyed;
+  /// Created since the last step (some destroyed since, in quarantine): their filters are
+  /// compared before the update.
+  std::vector<btAdaptiveGridProxy*> m_created;
   /// The proxies whose filter can change a pair: those with an overlapping box.
   agrid::bullet_detail::WatchedProxies m_watched;
   int m_nextUniqueId = 1;
@@ -289,6 +293,7 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::Impl::createProxy(const btVector3& 
     throw;
   }
   m_proxies[proxy->m_handle] = proxy;
+  m_created.push_back(proxy);
   ++m_liveProxies;
   proxy->m_setAabbStep = m_step;  // counted in the step's stats as an object given a box
   ++m_setAabbObjects;
@@ -315,9 +320,9 @@ void btAdaptiveGridBroadphase::Impl::destroyProxy(btBroadphaseProxy* proxy, btDi
 void btAdaptiveGridBroadphase::Impl::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin,
                                              const btVector3& aabbMax) {
   btAdaptiveGridProxy& p = liveProxy(proxy, "setAabb");
-  // The filter is looked at here, on the proxy's own cache line: when every proxy gets its
-  // setAabb (Bullet's default), the step needs no other look. The step's stamp counts each proxy
-  // once, for that and for the step's stats.
+  // The filter is looked at here, on the proxy's own cache line: agrid decides the pairs of an
+  // object at rest that moves inside its fat box by the filter it was last given. The step's
+  // stamp counts each proxy once, for the step's stats.
   m_setAabbObjects += p.m_setAabbStep != m_step ? 1u : 0u;
   p.m_setAabbStep = m_step;
   if (p.filterChanged()) syncFilter(p);
@@ -367,15 +372,15 @@ void btAdaptiveGridBroadphase::Impl::syncFilter(btAdaptiveGridProxy& proxy) {
   m_recheckPairs = true;
 }
 
-void btAdaptiveGridBroadphase::Impl::lookAtWatchedFilters(bool everyProxyGotSetAabb) {
+void btAdaptiveGridBroadphase::Impl::lookAtWatchedFilters() {
   // Only a proxy whose box overlaps another's can gain or lose a pair by a filter change. Those
   // in a pair of agrid's (which holds every overlap with a moving member, whatever the filters
   // say) are the watched list; those agrid refused a pair among resting objects it lists itself.
   // The others' filters are read when a pair of theirs begins, as the cache decides on it. So a
-  // static level whose objects overlap nothing of their own costs nothing here. When every live
-  // proxy got its setAabb in this step, setAabb looked at them all already; with the watch off,
-  // only setAabb looks (the list is still kept, in handle order).
-  const bool look = m_watchFiltersAtRest && !everyProxyGotSetAabb;
+  // static level whose objects overlap nothing of their own costs nothing here. (Even when every
+  // proxy got its setAabb in the step: a filter may have been written after it.) With the watch
+  // off, only setAabb looks; the list is still kept, in handle order.
+  const bool look = m_watchFiltersAtRest;
   m_watched.sweep(look, [&](agrid::Handle h) {
     btAdaptiveGridProxy* p = proxyOf(h);
     if (p != nullptr && p->filterChanged()) syncFilter(*p);
@@ -477,18 +482,45 @@ void btAdaptiveGridBroadphase::Impl::timedCalculateOverlappingPairs(btDispatcher
 
 void btAdaptiveGridBroadphase::Impl::calculateOverlappingPairs(btDispatcher* dispatcher) {
   // A new step: no proxy has been given a box in it. (Should the count wrap, a stale stamp equal
-  // to the new step only makes the count smaller, which costs a look and misses nothing.)
-  const bool everyProxyGotSetAabb = m_setAabbObjects >= m_liveProxies;
+  // to the new step only makes the stats' count smaller.)
   ++m_step;
   m_setAabbObjects = 0;
   if (m_queriesOnly) {  // btNullPairCache: keep the queries current, find no pairs
+    m_created.clear();
     m_broadphase.update_queries();
     releaseDestroyed();
     return;
   }
   const bool callbackChanged = applyFilterCallback();
-  lookAtWatchedFilters(everyProxyGotSetAabb);
-  const agrid::PairChanges& changes = m_broadphase.update();
+  lookAtWatchedFilters();
+  // New proxies' filters may have been written since createProxy.
+  for (btAdaptiveGridProxy* p : m_created) {
+    if (p->m_handle != btAdaptiveGridProxy::kDestroyed && p->filterChanged()) syncFilter(*p);
+  }
+  m_created.clear();
+  applyChanges(m_broadphase.update(), dispatcher);
+  // agrid decided the pairs of objects that joined its resting tree by the filters it was last
+  // given: where one of those it refused has a filter changed unseen (a proxy at rest that
+  // overlapped nothing, met by a new one), it is told, and updated once more.
+  bool refusedStale = false;
+  for (const agrid::Handle h : m_broadphase.newly_refused_at_rest()) {
+    btAdaptiveGridProxy* p = h < m_proxies.size() ? m_proxies[h] : nullptr;
+    if (p != nullptr && p->filterChanged()) {
+      syncFilter(*p);
+      refusedStale = true;
+    }
+  }
+  if (refusedStale) applyChanges(m_broadphase.update(), dispatcher);
+  // The cache now holds agrid's accepted pairs, unless someone else edited it since the last
+  // step or a filter's answers may have changed: then it is repaired in full.
+  // (cacheChangedOutside goes first: it also clears what the adapter's cache noted.)
+  if (cacheChangedOutside() || callbackChanged || m_recheckPairs) reconcile(dispatcher);
+  m_recheckPairs = false;
+  releaseDestroyed();
+  AGRID_ASSERT_NO_PROBLEM(problem());
+}
+
+void btAdaptiveGridBroadphase::Impl::applyChanges(const agrid::PairChanges& changes, btDispatcher* dispatcher) {
   countOverlaps(changes);
   {
     const ProxyPairCache::OwnEdits own(m_ownCache);
@@ -504,13 +536,6 @@ void btAdaptiveGridBroadphase::Impl::calculateOverlappingPairs(btDispatcher* dis
       applyToCache(changes.ended, changes.began, dispatcher);
     }
   }
-  // The cache now holds agrid's accepted pairs, unless someone else edited it since the last
-  // step or a filter's answers may have changed: then it is repaired in full.
-  // (cacheChangedOutside goes first: it also clears what the adapter's cache noted.)
-  if (cacheChangedOutside() || callbackChanged || m_recheckPairs) reconcile(dispatcher);
-  m_recheckPairs = false;
-  releaseDestroyed();
-  AGRID_ASSERT_NO_PROBLEM(problem());
 }
 
 void btAdaptiveGridBroadphase::Impl::releaseDestroyed() {
@@ -526,6 +551,7 @@ void btAdaptiveGridBroadphase::Impl::releaseDestroyed() {
   // pairs), not by one step's peak.
   const std::size_t world = m_liveProxies + static_cast<std::size_t>(m_pairCache->getNumOverlappingPairs());
   agrid::detail::shrink_if_far_below(m_destroyed, world);
+  agrid::detail::shrink_if_far_below(m_created, world);
   agrid::detail::shrink_if_far_below(m_offered, world);
   agrid::detail::shrink_if_far_below(m_cached, world);
   agrid::detail::shrink_if_far_below(m_stale, world);
@@ -644,7 +670,7 @@ void btAdaptiveGridBroadphase::Impl::fillWorldStats() {
   m_stats.m_restingObjects = static_cast<int>(s.resting);
   const std::size_t pairLists = m_refused.capacity() + m_offered.capacity() + m_cached.capacity() +
                                 m_stale.capacity() + m_missing.capacity();
-  const std::size_t proxyLists = m_proxies.capacity() + m_destroyed.capacity();
+  const std::size_t proxyLists = m_proxies.capacity() + m_destroyed.capacity() + m_created.capacity();
   m_stats.m_bytesHeld = s.bytes_held + m_proxyPool.bytes_held() + proxyLists * sizeof(btAdaptiveGridProxy*) +
                         pairLists * sizeof(agrid::Pair) + m_scratch.capacity() * sizeof(ProxyPair) +
                         m_refusedNow.capacity() + m_watched.bytes_held() +

@@ -128,6 +128,10 @@ class Broadphase {
   /// gives a new box.
   [[nodiscard]] std::span<const Handle> refused_at_rest() const noexcept;
 
+  /// The objects refused_at_rest() gained in the last update (new objects, and those that came
+  /// to rest, refused by a neighbour at rest): their filters decided pairs in that update.
+  [[nodiscard]] std::span<const Handle> newly_refused_at_rest() const noexcept;
+
   /// Counts describing the last update().
   [[nodiscard]] BroadphaseStats stats() const;
 
