@@ -132,7 +132,10 @@ std::vector<std::pair<int, float>> all_hits(btCollisionWorld& world, const btVec
 void compare_queries(World& grid, World& dbvt, std::uint64_t seed, const char* what) {
   Rng rng(seed);
   int ray_hits = 0;
-  for (const auto& [from, to] : query_rays(rng, 300)) {
+  for (const auto& ray : query_rays(rng, 300)) {
+    // Named copies, not structured bindings: a lambda below captures them (clang 14 cannot).
+    const btVector3 from = ray.first;
+    const btVector3 to = ray.second;
     btCollisionWorld::ClosestRayResultCallback a(from, to);
     btCollisionWorld::ClosestRayResultCallback b(from, to);
     grid.world().rayTest(from, to, a);
