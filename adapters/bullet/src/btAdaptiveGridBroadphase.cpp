@@ -398,11 +398,16 @@ void btAdaptiveGridBroadphase::Impl::countOverlaps(const agrid::PairChanges& cha
       if (proxyOf(h) != nullptr) m_watched.ended(h);  // a destroyed proxy's count went with it
     }
   }
-  // From its first, a proxy is watched (its filter, if changed unseen, is compared next step).
+  // From its first pair a proxy is watched, and the cache decides its pairs with its filter as
+  // it is now: that is the filter seen from here (a change unseen is passed on at once, and the
+  // pairs asked about again), so that a later change back is not missed.
   for (const agrid::Pair& pair : changes.began) {
-    AGRID_ASSERT(proxyOf(pair.first) != nullptr && proxyOf(pair.second) != nullptr);  // live objects
-    m_watched.began(pair.first);
-    m_watched.began(pair.second);
+    for (const agrid::Handle h : {pair.first, pair.second}) {
+      btAdaptiveGridProxy* p = proxyOf(h);
+      AGRID_ASSERT(p != nullptr);  // pairs begin between live objects
+      if (p->filterChanged()) syncFilter(*p);
+      m_watched.began(h);
+    }
   }
 }
 
