@@ -219,6 +219,8 @@ class btAdaptiveGridBroadphase::Impl {
   btOverlapFilterCallback* m_filterCallback = nullptr;
   /// A watched proxy's filter changed: the cache is asked again about every pair.
   bool m_recheckPairs = false;
+  /// A filter was passed on to agrid since its last update began (syncFilter).
+  bool m_filtersPassedOn = false;
   /// Pairs of agrid's set (handles, sorted) that the cache's filter callback refused: offered
   /// again every step while they overlap. Empty while no callback is set.
   std::vector<agrid::Pair> m_refused;
@@ -370,6 +372,7 @@ void btAdaptiveGridBroadphase::Impl::syncFilter(btAdaptiveGridProxy& proxy) {
   proxy.seeFilter();
   m_broadphase.set_filter(proxy.m_handle, filterOf(proxy));
   m_recheckPairs = true;
+  m_filtersPassedOn = true;
 }
 
 void btAdaptiveGridBroadphase::Impl::lookAtWatchedFilters() {
@@ -503,19 +506,18 @@ void btAdaptiveGridBroadphase::Impl::calculateOverlappingPairs(btDispatcher* dis
     if (p->m_handle != btAdaptiveGridProxy::kDestroyed && p->filterChanged()) syncFilter(*p);
   }
   m_created.clear();
-  applyChanges(m_broadphase.update(), dispatcher);
-  // agrid decided the pairs of objects that joined its resting tree by the filters it was last
-  // given: where one of those it refused has a filter changed unseen (a proxy at rest that
-  // overlapped nothing, met by a new one), it is told, and updated once more.
-  bool refusedStale = false;
-  for (const agrid::Handle h : m_broadphase.newly_refused_at_rest()) {
-    btAdaptiveGridProxy* p = h < m_proxies.size() ? m_proxies[h] : nullptr;
-    if (p != nullptr && p->filterChanged()) {
-      syncFilter(*p);
-      refusedStale = true;
+  // agrid decides the pairs of objects that join its resting tree by the filters it was last
+  // given: where a filter turns out changed unseen (in a pair that began, or refused one, as a
+  // proxy at rest that overlapped nothing meets a new one), agrid is told and updated once more,
+  // until no filter it used was stale. (Each proxy is passed on at most once a step.)
+  do {
+    m_filtersPassedOn = false;
+    applyChanges(m_broadphase.update(), dispatcher);
+    for (const agrid::Handle h : m_broadphase.newly_refused_at_rest()) {
+      btAdaptiveGridProxy* p = h < m_proxies.size() ? m_proxies[h] : nullptr;
+      if (p != nullptr && p->filterChanged()) syncFilter(*p);
     }
-  }
-  if (refusedStale) applyChanges(m_broadphase.update(), dispatcher);
+  } while (m_filtersPassedOn);
   // The cache now holds agrid's accepted pairs, unless someone else edited it since the last
   // step or a filter's answers may have changed: then it is repaired in full.
   // (cacheChangedOutside goes first: it also clears what the adapter's cache noted.)
