@@ -37,21 +37,26 @@ struct Scene {
   std::vector<Handle> moving;
   std::vector<Box> boxes;  ///< By handle.
   std::vector<Filter> filters;
+
+  /// Creates an object with a random box in [0, side]^3 and a random filter, listed in `into`.
+  void add(Broadphase& bp, Rng& rng, float side, std::vector<Handle>& into) {
+    const Box box = random_box(rng, side);
+    const Filter filter = random_filter(rng);
+    const Handle h = bp.create(box, filter);
+    if (boxes.size() <= h) {
+      boxes.resize(h + 1);
+      filters.resize(h + 1);
+    }
+    boxes[h] = box;
+    filters[h] = filter;
+    into.push_back(h);
+  }
 };
 
 Scene make_scene(Broadphase& bp, Rng& rng, std::uint32_t resting, std::uint32_t moving, float side) {
   Scene s;
   const auto add = [&](std::vector<Handle>& into) {
-    const Box box = random_box(rng, side);
-    const Filter filter = random_filter(rng);
-    const Handle h = bp.create(box, filter);
-    if (s.boxes.size() <= h) {
-      s.boxes.resize(h + 1);
-      s.filters.resize(h + 1);
-    }
-    s.boxes[h] = box;
-    s.filters[h] = filter;
-    into.push_back(h);
+    s.add(bp, rng, side, into);
   };
   for (std::uint32_t i = 0; i < resting; ++i) add(s.resting);
   for (std::uint32_t i = 0; i < moving; ++i) add(s.moving);
@@ -141,18 +146,7 @@ TEST(BroadphaseFilters, RefusedAtRestListsEveryRestingObjectARestingNeighbourRef
           bp.set_box(h, s.boxes[h] = random_box(rng, 22));
         }
       }
-      for (int k = 0; k < 50; ++k) {
-        const Box box = random_box(rng, 22);
-        const Filter filter = random_filter(rng);
-        const Handle h = bp.create(box, filter);
-        if (s.boxes.size() <= h) {
-          s.boxes.resize(h + 1);
-          s.filters.resize(h + 1);
-        }
-        s.boxes[h] = box;
-        s.filters[h] = filter;
-        s.resting.push_back(h);
-      }
+      for (int k = 0; k < 50; ++k) s.add(bp, rng, 22, s.resting);
       for (int u = 0; u < 40; ++u) bp.update();  // everything rests again
       ASSERT_NO_FATAL_FAILURE(check("after churn"));
     }
