@@ -15,7 +15,6 @@
 
 #include <tbb/task_arena.h>
 
-#include "aabb_tree.h"
 #include "agrid/grid.h"
 #include "agrid/tree.h"
 #include "agrid_assert.h"
@@ -26,11 +25,12 @@
 #include "parallel_for.h"
 #include "segment_math.h"
 #include "slack_growth.h"
+#include "wide_tree.h"
 
 namespace agrid {
 namespace {
 
-using detail::AabbTree;
+using detail::WideTree;
 using detail::pair_key;
 using detail::pair_of;
 
@@ -56,11 +56,10 @@ enum class Place : std::uint8_t {
 };
 
 /// One object: what set_box reads and writes, in one cache line. Invariant: a valid box lies in
-/// its fat box; `leaf` is a tree leaf holding `fat` iff the object rests with a valid box.
+/// its fat box; the resting tree holds `fat` as the object's leaf iff it rests with a valid box.
 struct alignas(64) Object {
   Box box;                               ///< The exact box, as last set.
   Box fat;                               ///< Holds `box` (when valid); reset when `box` leaves it.
-  std::uint32_t leaf = AabbTree::kNone;  ///< Its leaf in the resting tree.
   std::uint32_t fat_set_at = 0;          ///< The update count, modulo 2^32, when `fat` was last set ...
   std::uint32_t changed_at = 0;          ///< ... and when the box or filter last changed.
   Place place = Place::none;
@@ -73,10 +72,13 @@ struct alignas(64) Object {
 };
 static_assert(sizeof(Object) == 64);
 
-/// A segment query: the segment (for the grid) and its prepared form (for the tree and tests).
+/// A segment query: the segment (for the grid), its prepared form (for the exact tests) and its
+/// float form for the tree's nodes.
 struct SegmentQuery {
   Segment segment;
   detail::PreparedSegment prepared;
+  detail::NodeSegment nodes;
+  explicit SegmentQuery(const Segment& s) : segment(s), prepared(s), nodes(prepared) {}
 };
 
 // A query's test of one object, and its walk of the tree and of the grid, for a box and for a
@@ -87,12 +89,12 @@ struct SegmentQuery {
   return is_valid(box) && query.prepared.meets(box, &t);
 }
 template <class Visit>
-bool walk(const AabbTree& tree, const Box& query, std::vector<std::uint32_t>& stack, Visit&& visit) {
-  return tree.query(query, stack, visit);
+bool walk(const WideTree& tree, const Box& query, Visit&& visit) {
+  return tree.query(query, visit);
 }
 template <class Visit>
-bool walk(const AabbTree& tree, const SegmentQuery& query, std::vector<std::uint32_t>& stack, Visit&& visit) {
-  return tree.query(query.prepared, stack, visit);
+bool walk(const WideTree& tree, const SegmentQuery& query, Visit&& visit) {
+  return tree.query(query.nodes, visit);
 }
 void walk(const Grid& grid, const Box& query, FunctionRef<std::uint32_t> visit) { grid.for_each_overlap(query, visit); }
 void walk(const Grid& grid, const SegmentQuery& query, FunctionRef<std::uint32_t> visit) {
@@ -246,7 +248,7 @@ struct ObjectTable {
 /// overlap and whose filters pass, each with its exact overlap; `resting` counts the resting
 /// objects (with an invalid box too).
 struct RestingSet {
-  AabbTree resting_tree;
+  WideTree resting_tree;
   detail::CandidatePairs candidates;
   std::uint32_t resting = 0;
   /// The objects whose `refused` is set, each once, and some whose flag was cleared since (or
@@ -257,9 +259,9 @@ struct RestingSet {
   std::size_t refused_new_from = 0;  ///< refused_list[refused_new_from, end) was listed in the last update.
 
   /// Gives memory back where the tree's nodes or the candidate records in use are far below the
-  /// room held (slack_growth.h); the leaves renumbered are set in `objects`.
-  [[gnu::cold]] void give_back(std::vector<Object>& objects) {
-    resting_tree.give_back([&](std::uint32_t object, std::uint32_t leaf) { objects[object].leaf = leaf; });
+  /// room held (slack_growth.h); no object at or above `objects` rests.
+  [[gnu::cold]] void give_back(std::size_t objects) {
+    resting_tree.give_back(objects);
     candidates.give_back();
     detail::shrink_if_far_below(refused_list, refused_list.size());
   }
@@ -388,7 +390,6 @@ struct UpdateScratch {
   std::vector<Handle> next_moving;
   std::vector<std::vector<std::uint64_t>> unit_keys;  ///< Per unit of tree queries.
   std::vector<Pair> grid_pairs;
-  std::vector<std::uint32_t> stack;
 
   /// At the start of an update: empties the lists of the last one (their memory is kept), so
   /// that what they hold at its end is what this update used.
@@ -408,7 +409,6 @@ struct UpdateScratch {
     detail::shrink_if_far_below(unit_keys, units);
     for (std::vector<std::uint64_t>& keys : unit_keys) detail::shrink_if_far_below(keys, world.pairs);
     detail::shrink_if_far_below(grid_pairs, world.pairs);
-    detail::shrink_if_far_below(stack, world.objects);
   }
   [[nodiscard]] std::size_t unit_keys_bytes() const noexcept {
     std::size_t total = bytes(unit_keys);
@@ -417,7 +417,7 @@ struct UpdateScratch {
   }
   [[nodiscard]] std::size_t bytes_held() const noexcept {
     return bytes(retest) + bytes(joining) + bytes(entering) + bytes(created) + bytes(ready) + bytes(next_moving) +
-           unit_keys_bytes() + bytes(grid_pairs) + bytes(stack);
+           unit_keys_bytes() + bytes(grid_pairs);
   }
 };
 
@@ -604,7 +604,7 @@ void Broadphase::for_each_overlap(const Box& box, FunctionRef<Handle> visit) con
 }
 
 void Broadphase::for_each_hit(const Segment& segment, FunctionRef<Handle> visit) const {
-  if (is_valid(segment)) impl_->visit_current(SegmentQuery{segment, detail::PreparedSegment(segment)}, visit);
+  if (is_valid(segment)) impl_->visit_current(SegmentQuery(segment), visit);
 }
 
 // ---- update ------------------------------------------------------------------------------------
@@ -656,7 +656,7 @@ void Broadphase::Impl::take_changes() {
   created.clear();
   const auto leaves_resting = [&](const Object& o) { return o.place == Place::resting && (!o.alive || o.leaving); };
   std::size_t leaving_leaves = 0;
-  for (const Handle h : dirty) leaving_leaves += leaves_resting(objects[h]) && objects[h].leaf != AabbTree::kNone;
+  for (const Handle h : dirty) leaving_leaves += leaves_resting(objects[h]) && resting_tree.contains(h);
   const bool rebuild = leaving_leaves * kRebuildShare > resting_tree.leaves();
   for (const Handle h : dirty) {
     Object& o = objects[h];
@@ -682,12 +682,11 @@ void Broadphase::Impl::take_changes() {
 }
 
 void Broadphase::Impl::rebuild_resting_tree() {
-  std::vector<AabbTree::Entry> entries;
+  std::vector<WideTree::Entry> entries;
   for (Handle h = 0; h < objects.size(); ++h) {
-    if (objects[h].leaf != AabbTree::kNone) entries.push_back({objects[h].fat, h, AabbTree::kNone});
+    if (objects[h].place == Place::resting && resting_tree.contains(h)) entries.push_back({objects[h].fat, h});
   }
   resting_tree.build(entries);
-  for (const AabbTree::Entry& e : entries) objects[e.object].leaf = e.leaf;
 }
 
 void Broadphase::Impl::leave_resting(Handle h, bool remove_leaf) {
@@ -696,8 +695,7 @@ void Broadphase::Impl::leave_resting(Handle h, bool remove_leaf) {
     if (candidates.hit(r)) touched_before.push_back(candidates.key(r));
     candidates.remove(r);
   }
-  if (o.leaf != AabbTree::kNone && remove_leaf) resting_tree.remove(o.leaf);
-  o.leaf = AabbTree::kNone;
+  if (remove_leaf && resting_tree.contains(h)) resting_tree.remove(h);
   o.leaving = false;
   o.place = Place::none;  // enters the moving set below, if alive
   forget_refused(h);
@@ -748,7 +746,7 @@ void Broadphase::Impl::join_resting() {
   for (const Handle h : joining) {
     Object& o = objects[h];
     o.joining = true;
-    if (is_valid(o.fat)) o.leaf = resting_tree.insert(h, o.fat);
+    if (is_valid(o.fat)) resting_tree.insert(h, o.fat);
   }
   for (const Handle h : joining) add_candidates(h);
   for (const Handle h : joining) objects[h].joining = false;
@@ -758,13 +756,13 @@ void Broadphase::Impl::join_in_bulk() {
   // More join than rest already: the tree is built afresh over all resting objects (a better
   // tree than one grown leaf by leaf), and one grid finds the candidates with a joining member.
   // The grid and its scratch are this call's own: the moving set's keep their memory.
-  std::vector<AabbTree::Entry> entries;
+  std::vector<WideTree::Entry> entries;
   std::vector<Box> fat_boxes;
   for (Handle h = 0; h < objects.size(); ++h) {
     Object& o = objects[h];
     if (o.alive && o.place == Place::resting && is_valid(o.fat)) {
       o.joining = std::binary_search(joining.begin(), joining.end(), h);
-      entries.push_back({o.fat, h, AabbTree::kNone});
+      entries.push_back({o.fat, h});
       fat_boxes.push_back(o.fat);
     }
   }
@@ -784,11 +782,8 @@ void Broadphase::Impl::join_in_bulk() {
     candidates.add(a, b, hit);
     if (hit) touched_now.push_back(pair_key(a, b));
   }
+  for (const WideTree::Entry& e : entries) objects[e.object].joining = false;
   resting_tree.build(entries);
-  for (const AabbTree::Entry& e : entries) {
-    objects[e.object].leaf = e.leaf;
-    objects[e.object].joining = false;
-  }
 }
 
 void Broadphase::Impl::find_grid_pairs(std::span<const Box> boxes) {
@@ -811,8 +806,8 @@ void Broadphase::Impl::find_grid_pairs(std::span<const Box> boxes) {
 
 void Broadphase::Impl::add_candidates(Handle h) {
   const Object& o = objects[h];
-  if (o.leaf == AabbTree::kNone) return;  // an invalid box pairs with nothing
-  resting_tree.query(o.fat, stack, [&](std::uint32_t other) {
+  if (!resting_tree.contains(h)) return;  // an invalid box pairs with nothing
+  resting_tree.query(o.fat, [&](std::uint32_t other) {
     if (other == h || (objects[other].joining && other < h)) return true;
     if (!passes(filters[h], filters[other])) {
       note_refused(h, other);
@@ -890,13 +885,12 @@ void Broadphase::Impl::find_moving_keys() {
   const auto query_unit = [&](std::size_t u) {
     std::vector<std::uint64_t>& out = unit_keys[u];
     out.clear();
-    std::vector<std::uint32_t> unit_stack;
     const std::size_t end = std::min(moving.size(), (u + 1) * kQueriesPerWork);
     for (std::size_t k = u * kQueriesPerWork; k < end; ++k) {
       const Handle a = moving[k];
       const Box& box = objects[a].box;
       if (!is_valid(box)) continue;
-      resting_tree.query(box, unit_stack, [&](std::uint32_t b) {
+      resting_tree.query(box, [&](std::uint32_t b) {
         if (detail::boxes_meet(box, objects[b].box) && moving_pair_passes(a, b)) out.push_back(pair_key(a, b));
         return true;
       });
@@ -918,7 +912,7 @@ void Broadphase::Impl::pair_in_one_grid() {
   // (the lower index) are kept. The grid then serves the queries as the moving set's.
   grid_handles.assign(moving.begin(), moving.end());
   for (Handle h = 0; h < objects.size(); ++h) {
-    if (objects[h].leaf != AabbTree::kNone) {
+    if (objects[h].place == Place::resting && resting_tree.contains(h)) {
       grid_handles.push_back(h);
       grid_boxes.push_back(objects[h].box);
     }
@@ -970,7 +964,7 @@ void Broadphase::Impl::give_back_memory() {
   candidates.forget_from(static_cast<std::uint32_t>(objects.size()));
   const WorldSize world{live, std::size_t{candidates.size()} + moving_keys.size()};
   ObjectTable::give_back(stats.changed);
-  RestingSet::give_back(objects);
+  RestingSet::give_back(objects.size());
   MovingSet::give_back(world);
   ChangeLists::give_back(world);
   PairList::give_back(world, updates);
@@ -1022,11 +1016,10 @@ template <class Query>
 void Broadphase::Impl::visit_current(const Query& query, FunctionRef<Handle> visit) const {
   // Resting objects and the last update's moving ones, unless changed since; then those changed
   // since (created, moved, refiltered) with their current box.
-  std::vector<std::uint32_t> query_stack;
   // After pair_in_one_grid() the grid holds the resting boxes as well: it alone is walked.
   const auto unchanged_hit = [&](Handle h) { return !objects[h].dirty && meets(query, objects[h].box); };
   if (!grid_has_resting &&
-      !walk(resting_tree, query, query_stack, [&](std::uint32_t h) { return !unchanged_hit(h) || visit(h); })) {
+      !walk(resting_tree, query, [&](std::uint32_t h) { return !unchanged_hit(h) || visit(h); })) {
     return;
   }
   bool go_on = true;
@@ -1076,7 +1069,7 @@ const char* Broadphase::Impl::problem() const {
   for (Handle h = 0; h < objects.size(); ++h) {
     const Object& o = objects[h];
     if (!o.alive) {
-      if (o.place != Place::none || o.leaf != AabbTree::kNone || candidates.first(h) != detail::CandidatePairs::kNone) {
+      if (o.place != Place::none || resting_tree.contains(h) || candidates.first(h) != detail::CandidatePairs::kNone) {
         return "Broadphase: a removed object is still kept";
       }
       continue;
@@ -1087,11 +1080,10 @@ const char* Broadphase::Impl::problem() const {
     if (o.place == Place::moving) ++move;
     if (o.place == Place::resting) ++rest;
     const bool in_tree = o.place == Place::resting && is_valid(o.box);
-    if (in_tree != (o.leaf != AabbTree::kNone)) return "Broadphase: a resting valid box is not a leaf, or another is";
+    if (in_tree != resting_tree.contains(h)) return "Broadphase: a resting valid box is not a leaf, or another is";
     if (in_tree) {
       ++leaves;
-      if (!detail::same_box(resting_tree.box(o.leaf), o.fat)) return "Broadphase: a leaf's box is not its object's fat box";
-      if (resting_tree.object(o.leaf) != h) return "Broadphase: an object's leaf holds another object";
+      if (!detail::same_box(resting_tree.box(h), o.fat)) return "Broadphase: a leaf's box is not its object's fat box";
     }
   }
   if (alive != live || rest != resting || leaves != resting_tree.leaves()) return "Broadphase: counts disagree";
@@ -1106,7 +1098,7 @@ const char* Broadphase::Impl::problem() const {
     const Handle b = candidates.second_member(r);
     const Object& x = objects[a];
     const Object& y = objects[b];
-    if (x.leaf == AabbTree::kNone || y.leaf == AabbTree::kNone) bad_candidate = "Broadphase: a candidate's member is not in the tree";
+    if (!resting_tree.contains(a) || !resting_tree.contains(b)) bad_candidate = "Broadphase: a candidate's member is not in the tree";
     else if (!detail::boxes_meet(x.fat, y.fat)) bad_candidate = "Broadphase: a candidate's fat boxes do not overlap";
     else if (!passes(filters[a], filters[b])) bad_candidate = "Broadphase: a candidate's filters refuse it";
     else if (candidates.hit(r) != detail::boxes_meet(x.box, y.box)) bad_candidate = "Broadphase: a candidate's hit is stale";

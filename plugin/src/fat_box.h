@@ -32,6 +32,12 @@ namespace agrid::detail {
          (inner.max.x <= outer.max.x) & (inner.max.y <= outer.max.y) & (inner.max.z <= outer.max.z);
 }
 
+/// True iff two valid boxes overlap (closed), without branches.
+[[nodiscard]] inline bool boxes_meet(const Box& a, const Box& b) noexcept {
+  return (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y) &
+         (a.min.z <= b.max.z) & (b.min.z <= a.max.z);
+}
+
 /// True iff the boxes are equal bit for bit: a NaN box set again counts as unchanged.
 [[nodiscard]] inline bool same_box(const Box& a, const Box& b) noexcept { return std::memcmp(&a, &b, sizeof(Box)) == 0; }
 

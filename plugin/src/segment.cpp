@@ -1,8 +1,10 @@
 #include "agrid/segment.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
+#include "agrid/float_rounding.h"
 #include "segment_math.h"
 
 namespace agrid {
@@ -96,6 +98,21 @@ bool PreparedSegment::meets(const Box& box, double* t_enter) const noexcept {
   }
   *t_enter = std::min(t0, 1.0);
   return true;
+}
+
+NodeSegment::NodeSegment(const PreparedSegment& s) noexcept {
+  const double tolerance = s.size * kNodeTolerance;
+  for (int a = 0; a < 3; ++a) {
+    clip_lo[a] = round_down_to_float(std::min(s.origin[a], s.end[a]) + s.extent_lo[a] - tolerance);
+    clip_hi[a] = round_up_to_float(std::max(s.origin[a], s.end[a]) + s.extent_hi[a] + tolerance);
+    slab_lo[a] = static_cast<float>(s.origin[a] + s.extent_hi[a] + tolerance);
+    slab_hi[a] = static_cast<float>(s.origin[a] + s.extent_lo[a] - tolerance);
+    const double inv = 1.0 / s.direction[a];
+    // A direction within the tolerance moves the segment less than the clip bounds were grown;
+    // so does one whose inverse is beyond the floats (a segment of denormal size).
+    still[a] = !(std::abs(s.direction[a]) > tolerance) || !(std::abs(inv) < static_cast<double>(FLT_MAX));
+    inverse[a] = still[a] ? 0.0f : static_cast<float>(inv);
+  }
 }
 
 Vec3 PreparedSegment::owner_point(const Box& b, double t) const noexcept {

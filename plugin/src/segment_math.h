@@ -56,4 +56,27 @@ struct PreparedSegment {
   [[nodiscard]] Vec3 owner_point(const Box& b, double t) const noexcept;
 };
 
+/// A prepared segment's conservative form in floats, for testing the wide tree's nodes four
+/// children at once: may_meet() of a node box is false only if the segment misses that box.
+/// The box is first clipped to the segment's swept bounds (which changes nothing, as the swept
+/// path lies inside them, and keeps every number finite), then slab-tested in floats against
+/// the box grown by kNodeTolerance of the segment's magnitude: far more than the floats' own
+/// rounding here (a few 2^-24 of that magnitude in space, and of the parameters' values), so
+/// no rounding turns a hit into a miss. The exact test (PreparedSegment::meets) decides.
+struct NodeSegment {
+  /// How much the node test grows a box, relative to the segment's magnitude (2^-16, some 256
+  /// of the floats' rounding steps at that magnitude).
+  static constexpr double kNodeTolerance = 0x1p-16;
+
+  float clip_lo[3];   ///< The swept bounds, grown and rounded outward.
+  float clip_hi[3];
+  float slab_lo[3];   ///< origin + extent_hi + tolerance, as PreparedSegment::slab_lo.
+  float slab_hi[3];   ///< origin + extent_lo - tolerance.
+  float inverse[3];   ///< 1 / direction where the axis is swept; unused on a still axis.
+  bool still[3];      ///< The direction moves less than the tolerance on this axis: its clip
+                      ///< bounds alone decide it.
+
+  explicit NodeSegment(const PreparedSegment& s) noexcept;
+};
+
 }  // namespace agrid::detail

@@ -1,0 +1,496 @@
+#include "wide_tree.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <limits>
+#include <stdexcept>
+
+#include "agrid_assert.h"
+#include "fat_box.h"
+#include "slack_growth.h"
+
+namespace agrid::detail {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+/// The bounds of an empty slot: inverted, so that no box query or clipped segment meets it.
+constexpr Box kEmptyBox = {{kInf, kInf, kInf}, {-kInf, -kInf, -kInf}};
+
+/// The smallest box holding both.
+[[nodiscard]] Box united(const Box& a, const Box& b) noexcept {
+  return {{std::min(a.min.x, b.min.x), std::min(a.min.y, b.min.y), std::min(a.min.z, b.min.z)},
+          {std::max(a.max.x, b.max.x), std::max(a.max.y, b.max.y), std::max(a.max.z, b.max.z)}};
+}
+
+/// True iff two boxes without NaN have equal bounds (0 and -0 equal, unlike same_box).
+[[nodiscard]] bool equal_bounds(const Box& a, const Box& b) noexcept {
+  return a.min.x == b.min.x && a.min.y == b.min.y && a.min.z == b.min.z && a.max.x == b.max.x &&
+         a.max.y == b.max.y && a.max.z == b.max.z;
+}
+
+/// One edge of a valid box for the insertion cost, kept finite: an edge of two equal infinities
+/// (inf - inf) counts 0 and an infinite or huge one FLT_MAX, so costs never become inf or NaN.
+[[nodiscard]] double edge(float lo, float hi) noexcept {
+  const double e = static_cast<double>(hi) - static_cast<double>(lo);
+  return e >= 0.0 ? std::min(e, static_cast<double>(FLT_MAX)) : 0.0;
+}
+
+/// Half the surface area's stand-in: the sum of the edges (Box2D's perimeter cost), finite.
+[[nodiscard]] double cost_of(const Box& b) noexcept {
+  return edge(b.min.x, b.max.x) + edge(b.min.y, b.max.y) + edge(b.min.z, b.max.z);
+}
+
+/// The box's centre on `axis`, for ordering: 0 where it is not a number (an edge from -inf to
+/// inf), so that the order stays a strict weak one.
+[[nodiscard]] float centre(const Box& b, int axis) noexcept {
+  const float c = 0.5f * b.min[axis] + 0.5f * b.max[axis];
+  return c == c ? c : 0.0f;
+}
+
+/// Orders `entries` along the widest axis of their centres so that the first `count` come first.
+void split_at(std::span<WideTree::Entry> entries, std::size_t count) {
+  float lo[3] = {centre(entries[0].box, 0), centre(entries[0].box, 1), centre(entries[0].box, 2)};
+  float hi[3] = {lo[0], lo[1], lo[2]};
+  for (const WideTree::Entry& e : entries) {
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::min(lo[a], centre(e.box, a));
+      hi[a] = std::max(hi[a], centre(e.box, a));
+    }
+  }
+  int axis = 0;
+  for (int a = 1; a < 3; ++a) {
+    if (static_cast<double>(hi[a]) - lo[a] > static_cast<double>(hi[axis]) - lo[axis]) axis = a;
+  }
+  const auto middle = entries.begin() + static_cast<std::ptrdiff_t>(count);
+  std::nth_element(entries.begin(), middle, entries.end(), [axis](const WideTree::Entry& x, const WideTree::Entry& y) {
+    return centre(x.box, axis) < centre(y.box, axis);
+  });
+}
+
+/// Cuts `entries` into groups of `unit` (the last one smaller), appended to `groups`: the whole
+/// units of the lower half of the span first, along the widest axis, then the rest, recursively.
+void cut_into_units(std::span<WideTree::Entry> entries, std::size_t unit, std::vector<std::span<WideTree::Entry>>& groups) {
+  if (entries.size() <= unit) {
+    groups.push_back(entries);
+    return;
+  }
+  const std::size_t units = (entries.size() + unit - 1) / unit;
+  const std::size_t lower = (units + 1) / 2 * unit;
+  split_at(entries, lower);
+  cut_into_units(entries.first(lower), unit, groups);
+  cut_into_units(entries.subspan(lower), unit, groups);
+}
+
+}  // namespace
+
+void NodeStack::grow() {
+  std::vector<std::uint32_t> bigger(2 * capacity_);
+  std::copy(data_, data_ + size_, bigger.begin());
+  heap_.swap(bigger);
+  data_ = heap_.data();
+  capacity_ = heap_.size();
+}
+
+Box WideTree::box(std::uint32_t object) const noexcept {
+  AGRID_ASSERT(contains(object));
+  return slot_box(place_[object] / kWidth, place_[object] % kWidth);
+}
+
+Box WideTree::slot_box(std::uint32_t node, std::uint32_t slot) const noexcept {
+  const Node& n = nodes_[node];
+  return {{n.lo[0][slot], n.lo[1][slot], n.lo[2][slot]}, {n.hi[0][slot], n.hi[1][slot], n.hi[2][slot]}};
+}
+
+void WideTree::set_slot_box(std::uint32_t node, std::uint32_t slot, const Box& box) noexcept {
+  Node& n = nodes_[node];
+  for (int a = 0; a < 3; ++a) {
+    n.lo[a][slot] = box.min[a];
+    n.hi[a][slot] = box.max[a];
+  }
+}
+
+Box WideTree::bounds(std::uint32_t node) const noexcept {
+  Box b = kEmptyBox;
+  for (std::uint32_t s = 0; s < nodes_[node].count; ++s) b = united(b, slot_box(node, s));
+  return b;
+}
+
+void WideTree::set_child(std::uint32_t node, std::uint32_t slot, std::uint32_t child, bool leaf,
+                         const Box& box) noexcept {
+  Node& n = nodes_[node];
+  n.child[slot] = child;
+  n.leaf_bits = static_cast<std::uint8_t>((n.leaf_bits & ~(1u << slot)) | (static_cast<unsigned>(leaf) << slot));
+  set_slot_box(node, slot, box);
+  if (leaf) {
+    place_[child] = place_of(node, slot);
+  } else {
+    nodes_[child].parent = node;
+    nodes_[child].slot = static_cast<std::uint8_t>(slot);
+  }
+}
+
+void WideTree::take_slot(std::uint32_t node, std::uint32_t slot) noexcept {
+  Node& n = nodes_[node];
+  AGRID_ASSERT(slot < n.count);
+  const std::uint32_t last = n.count - 1u;
+  if (slot != last) set_child(node, slot, n.child[last], n.is_leaf(last), slot_box(node, last));
+  n.child[last] = kNoNode;
+  n.leaf_bits = static_cast<std::uint8_t>(n.leaf_bits & ~(1u << last));
+  set_slot_box(node, last, kEmptyBox);
+  --n.count;
+}
+
+std::uint32_t WideTree::allocate() {
+  std::uint32_t node = free_;
+  if (node != kNoNode) {
+    free_ = nodes_[node].parent;
+  } else {
+    // A leaf's place is node * kWidth + slot in 32 bits.
+    if (nodes_.size() >= (std::size_t{kAbsent} / kWidth)) {
+      throw std::length_error("agrid::Broadphase: at most 2^30 - 1 resting tree nodes");
+    }
+    grow_for_one(nodes_);
+    nodes_.emplace_back();
+    node = static_cast<std::uint32_t>(nodes_.size() - 1);
+  }
+  Node& n = nodes_[node];
+  for (std::uint32_t s = 0; s < kWidth; ++s) {
+    n.child[s] = kNoNode;
+    set_slot_box(node, s, kEmptyBox);
+  }
+  n.parent = kNoNode;
+  n.slot = 0;
+  n.count = 0;
+  n.leaf_bits = 0;
+  ++in_use_;
+  return node;
+}
+
+void WideTree::release(std::uint32_t node) noexcept {
+  nodes_[node].count = 0;
+  nodes_[node].parent = free_;
+  free_ = node;
+  --in_use_;
+}
+
+void WideTree::build(std::span<Entry> entries) {
+  nodes_.clear();
+  free_ = kNoNode;
+  root_ = kNoNode;
+  in_use_ = 0;
+  leaves_ = static_cast<std::uint32_t>(entries.size());
+  std::fill(place_.begin(), place_.end(), kAbsent);
+  for (const Entry& e : entries) {
+    if (e.object >= place_.size()) place_.resize(std::size_t{e.object} + 1, kAbsent);
+  }
+  if (entries.empty()) return;
+  nodes_.reserve(entries.size() / (kWidth - 1) + 1);
+  Box box;
+  if (entries.size() == 1) {
+    root_ = allocate();
+    nodes_[root_].count = 1;
+    set_child(root_, 0, entries[0].object, true, entries[0].box);
+    return;
+  }
+  root_ = build_node(entries, &box);
+}
+
+std::uint32_t WideTree::build_node(std::span<Entry> entries, Box* box) {
+  AGRID_ASSERT(entries.size() >= 2);
+  const std::uint32_t node = allocate();
+  // Each child's subtree as full as can be: units of the largest power of kWidth below the
+  // entries (whole 4-wide nodes at the bottom: about one node for three leaves).
+  std::size_t unit = 1;
+  while (unit * kWidth < entries.size()) unit *= kWidth;
+  std::vector<std::span<Entry>> groups;
+  cut_into_units(entries, unit, groups);
+  AGRID_ASSERT(groups.size() >= 2 && groups.size() <= kWidth);
+  const auto count = static_cast<std::uint32_t>(groups.size());
+  nodes_[node].count = static_cast<std::uint8_t>(count);
+  Box all = kEmptyBox;
+  for (std::uint32_t s = 0; s < count; ++s) {
+    Box child_box = groups[s][0].box;
+    if (groups[s].size() == 1) {
+      AGRID_ASSERT(is_valid(child_box));
+      set_child(node, s, groups[s][0].object, true, child_box);
+    } else {
+      const std::uint32_t child = build_node(groups[s], &child_box);  // may move nodes_
+      set_child(node, s, child, false, child_box);
+    }
+    all = united(all, child_box);
+  }
+  *box = all;
+  return node;
+}
+
+void WideTree::insert(std::uint32_t object, const Box& box) {
+  AGRID_ASSERT(is_valid(box) && !contains(object));
+  if (object >= place_.size()) {
+    grow_for_one(place_);
+    place_.resize(std::size_t{object} + 1, kAbsent);
+  }
+  if (root_ == kNoNode) {
+    root_ = allocate();
+    nodes_[root_].count = 1;
+    set_child(root_, 0, object, true, box);
+    ++leaves_;
+    return;
+  }
+  // Down the child whose bounds grow least (then the smaller), to the first node whose choice
+  // is a leaf: the object joins that node.
+  std::uint32_t node = root_;
+  for (;;) {
+    const Node& n = nodes_[node];
+    std::uint32_t best = 0;
+    double best_growth = std::numeric_limits<double>::infinity();
+    double best_cost = 0.0;
+    for (std::uint32_t s = 0; s < n.count; ++s) {
+      const Box child = slot_box(node, s);
+      const double cost = cost_of(united(child, box));
+      const double growth = cost - cost_of(child);
+      if (growth < best_growth || (growth == best_growth && cost < best_cost)) {
+        best = s;
+        best_growth = growth;
+        best_cost = cost;
+      }
+    }
+    if (n.is_leaf(best)) break;
+    node = n.child[best];
+  }
+  ++leaves_;
+  add_child(node, {object, true, box});
+}
+
+void WideTree::add_child(std::uint32_t node, Child child) {
+  // A full node splits in two as a B-tree's does, and its new half joins the parent: the tree
+  // deepens only when the root splits, so leaves arriving in one place never grow a chain.
+  for (;;) {
+    if (nodes_[node].count < kWidth) {
+      const std::uint32_t slot = nodes_[node].count++;
+      set_child(node, slot, child.id, child.leaf, child.box);
+      refit_upward(node);
+      return;
+    }
+    if (node != root_ && add_to_sibling(node, child)) return;
+    std::array<Child, kWidth + 1> all;
+    for (std::uint32_t s = 0; s < kWidth; ++s) all[s] = {nodes_[node].child[s], nodes_[node].is_leaf(s), slot_box(node, s)};
+    all[kWidth] = child;
+    const std::size_t keep = split_five(all);
+    const std::uint32_t sibling = allocate();  // may move nodes_
+    fill(node, std::span<const Child>(all).first(keep));
+    fill(sibling, std::span<const Child>(all).subspan(keep));
+    if (node == root_) {
+      root_ = allocate();
+      fill(root_, std::array<Child, 2>{Child{node, false, bounds(node)}, Child{sibling, false, bounds(sibling)}});
+      return;
+    }
+    const std::uint32_t parent = nodes_[node].parent;
+    set_slot_box(parent, nodes_[node].slot, bounds(node));
+    child = {sibling, false, bounds(sibling)};
+    node = parent;
+  }
+}
+
+bool WideTree::add_to_sibling(std::uint32_t node, const Child& child) {
+  // A full node's sibling with room takes the child instead, when that grows it by no more than
+  // the child's own size: the nodes stay fuller than splits alone leave them (a B*-tree's
+  // redistribution), which holds less memory and visits fewer nodes.
+  const std::uint32_t parent = nodes_[node].parent;
+  const Node& p = nodes_[parent];
+  std::uint32_t best = kNoNode;
+  double best_growth = cost_of(child.box);
+  for (std::uint32_t s = 0; s < p.count; ++s) {
+    if (p.is_leaf(s) || s == nodes_[node].slot || nodes_[p.child[s]].count == kWidth) continue;
+    const Box sibling = slot_box(parent, s);
+    const double growth = cost_of(united(sibling, child.box)) - cost_of(sibling);
+    if (growth <= best_growth) {
+      best = s;
+      best_growth = growth;
+    }
+  }
+  if (best == kNoNode) return false;
+  const std::uint32_t sibling = p.child[best];
+  const std::uint32_t slot = nodes_[sibling].count++;
+  set_child(sibling, slot, child.id, child.leaf, child.box);
+  refit_upward(sibling);
+  refit_upward(node);  // after a split below it, its own bounds shrank
+  return true;
+}
+
+void WideTree::fill(std::uint32_t node, std::span<const Child> children) noexcept {
+  AGRID_ASSERT(children.size() <= kWidth);
+  Node& n = nodes_[node];
+  for (std::uint32_t s = 0; s < kWidth; ++s) {
+    n.child[s] = kNoNode;
+    set_slot_box(node, s, kEmptyBox);
+  }
+  n.leaf_bits = 0;
+  n.count = static_cast<std::uint8_t>(children.size());
+  for (std::uint32_t s = 0; s < children.size(); ++s) set_child(node, s, children[s].id, children[s].leaf, children[s].box);
+}
+
+std::size_t WideTree::split_five(std::array<Child, kWidth + 1>& all) noexcept {
+  // Ordered along the widest axis of their centres, cut where the two halves' bounds cost least.
+  Box centres = kEmptyBox;
+  for (const Child& c : all) {
+    const Box point{{centre(c.box, 0), centre(c.box, 1), centre(c.box, 2)}, {centre(c.box, 0), centre(c.box, 1), centre(c.box, 2)}};
+    centres = united(centres, point);
+  }
+  int axis = 0;
+  for (int a = 1; a < 3; ++a) {
+    if (static_cast<double>(centres.max[a]) - centres.min[a] > static_cast<double>(centres.max[axis]) - centres.min[axis]) axis = a;
+  }
+  std::sort(all.begin(), all.end(), [axis](const Child& x, const Child& y) { return centre(x.box, axis) < centre(y.box, axis); });
+  const auto cost_of_cut = [&](std::size_t cut) {
+    Box lower = kEmptyBox;
+    Box upper = kEmptyBox;
+    for (std::size_t i = 0; i < all.size(); ++i) (i < cut ? lower : upper) = united(i < cut ? lower : upper, all[i].box);
+    return cost_of(lower) + cost_of(upper);
+  };
+  return cost_of_cut(2) <= cost_of_cut(3) ? 2 : 3;
+}
+
+void WideTree::refit_upward(std::uint32_t node) noexcept {
+  while (nodes_[node].parent != kNoNode) {
+    const std::uint32_t parent = nodes_[node].parent;
+    const std::uint32_t slot = nodes_[node].slot;
+    const Box fitted = bounds(node);
+    if (equal_bounds(slot_box(parent, slot), fitted)) return;
+    set_slot_box(parent, slot, fitted);
+    node = parent;
+  }
+}
+
+void WideTree::remove(std::uint32_t object) {
+  AGRID_ASSERT(contains(object));
+  std::uint32_t node = place_[object] / kWidth;
+  take_slot(node, place_[object] % kWidth);
+  place_[object] = kAbsent;
+  --leaves_;
+  Node& n = nodes_[node];
+  if (node == root_) {
+    if (n.count == 0) {
+      release(node);
+      root_ = kNoNode;
+    } else if (n.count == 1 && !n.is_leaf(0)) {
+      root_ = n.child[0];  // a root of one node child: that child is the root
+      nodes_[root_].parent = kNoNode;
+      release(node);
+    }
+    return;
+  }
+  // A node whose children fit in its parent's slots (its own among them) gives them to it:
+  // always below two children, and so the nodes stay full as leaves come and go (measured: a
+  // world breathing by 5% a step otherwise drifted to 7% more memory in 50 steps).
+  const std::uint32_t parent = n.parent;
+  if (nodes_[parent].count - 1u + n.count <= kWidth) {
+    set_child(parent, n.slot, n.child[0], n.is_leaf(0), slot_box(node, 0));
+    for (std::uint32_t s = 1; s < nodes_[node].count; ++s) {
+      const std::uint32_t slot = nodes_[parent].count++;
+      set_child(parent, slot, nodes_[node].child[s], nodes_[node].is_leaf(s), slot_box(node, s));
+    }
+    release(node);
+    node = parent;
+    if (node == root_) return;
+  }
+  refit_upward(node);
+}
+
+bool WideTree::give_back(std::size_t objects) {
+  AGRID_ASSERT(std::all_of(place_.begin() + static_cast<std::ptrdiff_t>(std::min(objects, place_.size())), place_.end(),
+                           [](std::uint32_t p) { return p == kAbsent; }));
+  bool gave = false;
+  if (place_.size() > objects) place_.resize(objects);
+  gave |= shrink_if_far_below(place_, place_.size());
+  if (!far_below(in_use_, nodes_.capacity(), nodes_.capacity() * sizeof(Node))) return gave;
+  // Depth first from the root into a compact array: each node is copied where it is reached
+  // and its parent's link set then.
+  std::vector<Node> kept;
+  kept.reserve(shrunk_capacity(in_use_));
+  struct Move {
+    std::uint32_t node;    ///< Its old index ...
+    std::uint32_t parent;  ///< ... and its parent's new one.
+  };
+  std::vector<Move> todo;
+  if (root_ != kNoNode) todo.push_back({root_, kNoNode});
+  while (!todo.empty()) {
+    const Move move = todo.back();
+    todo.pop_back();
+    const auto index = static_cast<std::uint32_t>(kept.size());
+    kept.push_back(nodes_[move.node]);
+    Node& n = kept.back();
+    n.parent = move.parent;
+    if (move.parent != kNoNode) kept[move.parent].child[n.slot] = index;
+    for (std::uint32_t s = 0; s < n.count; ++s) {
+      if (n.is_leaf(s)) {
+        place_[n.child[s]] = place_of(index, s);
+      } else {
+        todo.push_back({n.child[s], index});
+      }
+    }
+  }
+  AGRID_ASSERT(kept.size() == in_use_);
+  nodes_.swap(kept);
+  root_ = nodes_.empty() ? kNoNode : 0;
+  free_ = kNoNode;
+  return true;
+}
+
+void WideTree::damage_for_test(float delta) noexcept {
+  if (root_ != kNoNode) nodes_[root_].hi[0][0] += delta;
+}
+
+const char* WideTree::problem() const {
+  std::uint32_t leaves = 0;
+  std::uint32_t nodes = 0;
+  if (root_ != kNoNode) {
+    if (nodes_[root_].parent != kNoNode) return "WideTree: the root has a parent";
+    if (nodes_[root_].count == 0) return "WideTree: the root is empty";
+    if (nodes_[root_].count == 1 && !nodes_[root_].is_leaf(0)) return "WideTree: the root has one node child";
+  }
+  std::vector<std::uint32_t> todo;
+  if (root_ != kNoNode) todo.push_back(root_);
+  while (!todo.empty()) {
+    const std::uint32_t node = todo.back();
+    todo.pop_back();
+    if (++nodes > in_use_) return "WideTree: more nodes reached than are in use (a cycle?)";
+    const Node& n = nodes_[node];
+    if (n.count > kWidth || (node != root_ && n.count < 2)) return "WideTree: a node has too few or too many children";
+    if ((n.leaf_bits >> n.count) != 0) return "WideTree: an empty slot is marked a leaf";
+    for (std::uint32_t s = n.count; s < kWidth; ++s) {
+      if (n.child[s] != kNoNode || !equal_bounds(slot_box(node, s), kEmptyBox)) return "WideTree: an empty slot is not empty";
+    }
+    for (std::uint32_t s = 0; s < n.count; ++s) {
+      const Box b = slot_box(node, s);
+      if (n.is_leaf(s)) {
+        ++leaves;
+        if (!is_valid(b)) return "WideTree: a leaf's box is invalid";
+        if (n.child[s] >= place_.size() || place_[n.child[s]] != place_of(node, s)) {
+          return "WideTree: a leaf's object does not name its slot";
+        }
+        continue;
+      }
+      const std::uint32_t child = n.child[s];
+      if (child >= nodes_.size()) return "WideTree: a child node is out of range";
+      if (nodes_[child].parent != node || nodes_[child].slot != s) return "WideTree: a child does not point back";
+      if (!equal_bounds(b, bounds(child))) return "WideTree: a slot's bounds are not its child's union";
+      todo.push_back(child);
+    }
+  }
+  if (nodes != in_use_) return "WideTree: nodes in use are miscounted";
+  if (leaves != leaves_) return "WideTree: leaves are miscounted";
+  std::uint32_t placed = 0;
+  for (const std::uint32_t p : place_) {
+    if (p == kAbsent) continue;
+    ++placed;
+    const std::uint32_t node = p / kWidth;
+    const std::uint32_t slot = p % kWidth;
+    if (node >= nodes_.size() || slot >= nodes_[node].count || !nodes_[node].is_leaf(slot)) {
+      return "WideTree: an object's place is not a leaf";
+    }
+  }
+  return placed == leaves_ ? nullptr : "WideTree: objects placed and leaves disagree";
+}
+
+}  // namespace agrid::detail

@@ -1,0 +1,236 @@
+#pragma once
+// WideTree: the incremental Broadphase's resting objects in a tree of 4-wide nodes. A node keeps
+// its four children's bounds side by side in floats, so that a query tests all four at once
+// (lanes4.h); a leaf is a child slot holding an object, not a node of its own. Changed one leaf
+// at a time (insert, remove: O(depth), with no rotation) or built at once over many.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "agrid/box.h"
+#include "lanes4.h"
+#include "segment_math.h"
+
+namespace agrid::detail {
+
+/// Node indices of a walk still to visit: in place up to kInline, then on the heap, so that a
+/// deep tree never overflows it and a shallow one allocates nothing.
+class NodeStack {
+ public:
+  NodeStack() = default;
+  NodeStack(const NodeStack&) = delete;
+  NodeStack& operator=(const NodeStack&) = delete;
+  void push(std::uint32_t node) {
+    if (size_ == capacity_) grow();
+    data_[size_++] = node;
+  }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  std::uint32_t pop() noexcept { return data_[--size_]; }
+
+ private:
+  /// Room in place: a walk keeps at most three nodes a level (a 4-wide tree 20 levels deep).
+  static constexpr std::size_t kInline = 64;
+  void grow();
+  std::array<std::uint32_t, kInline> inline_;
+  std::vector<std::uint32_t> heap_;
+  std::uint32_t* data_ = inline_.data();
+  std::size_t size_ = 0;
+  std::size_t capacity_ = kInline;
+};
+
+/// A tree of nodes with up to kWidth children each, every child either a node or a leaf (an
+/// object with its box). Invariant (problem()): a node's children fill its first `count` slots
+/// and the others are empty (inverted bounds, no child); every node but the root has at least
+/// two children, and the root at least one, a leaf if it has only one; a child node's parent
+/// and slot point back to it and its slot's bounds are exactly the union of its own slots';
+/// every leaf's box is valid and `place_` of its object names its slot. Queries are const and
+/// safe from several threads at once.
+class WideTree {
+ public:
+  /// Children of a node.
+  static constexpr std::uint32_t kWidth = 4;
+
+  /// One leaf of a build(): an object and its valid box.
+  struct Entry {
+    Box box;
+    std::uint32_t object = 0;
+  };
+
+  /// Replaces the whole tree by one built top down over `entries` (each node's entries split
+  /// in four by two median splits along the widest axis of their centres). Reorders `entries`.
+  void build(std::span<Entry> entries);
+
+  /// Adds `object` (not in the tree) with the valid box `box`: down the children whose bounds
+  /// grow least, into the first node whose cheapest child is a leaf. O(depth).
+  void insert(std::uint32_t object, const Box& box);
+
+  /// Removes `object` (in the tree), refitting the bounds above it. O(depth).
+  void remove(std::uint32_t object);
+
+  /// True iff `object` is a leaf.
+  [[nodiscard]] bool contains(std::uint32_t object) const noexcept {
+    return object < place_.size() && place_[object] != kAbsent;
+  }
+
+  /// The box of a leaf's object (contains(object)).
+  [[nodiscard]] Box box(std::uint32_t object) const noexcept;
+
+  /// Calls `visit(object)` for each leaf whose box overlaps `query` (closed), until it returns
+  /// false. Returns false iff stopped.
+  template <class Visit>
+  bool query(const Box& query, Visit&& visit) const;
+
+  /// Calls `visit(object)` for each leaf whose box the segment may meet (a superset of those it
+  /// meets: NodeSegment), until it returns false. Returns false iff stopped.
+  template <class Visit>
+  bool query(const NodeSegment& segment, Visit&& visit) const;
+
+  /// Leaves in the tree.
+  [[nodiscard]] std::uint32_t leaves() const noexcept { return leaves_; }
+
+  /// Nodes in use (the others are free, or room to grow).
+  [[nodiscard]] std::uint32_t nodes_in_use() const noexcept { return in_use_; }
+
+  /// Heap memory held.
+  [[nodiscard]] std::size_t bytes_held() const noexcept {
+    return nodes_.capacity() * sizeof(Node) + place_.capacity() * sizeof(std::uint32_t);
+  }
+
+  /// Gives memory back (slack_growth.h's rule): renumbers the nodes compactly when those in use
+  /// are far below the room held, and ends the object table at `objects` (no object at or above
+  /// it is a leaf). O(nodes in use) when it renumbers. True iff it gave any back.
+  bool give_back(std::size_t objects);
+
+  /// Null if the invariant holds, else what is broken. O(n): for AGRID_ASSERT and tests.
+  [[nodiscard]] const char* problem() const;
+
+  /// For tests of problem(): changes one bound of the root's first slot by `delta`.
+  void damage_for_test(float delta) noexcept;
+
+ private:
+  /// No node (a free list's end, the root's parent, an empty tree's root), and no child.
+  static constexpr std::uint32_t kNoNode = 0xffffffffu;
+  /// An object that is not a leaf, in place_.
+  static constexpr std::uint32_t kAbsent = 0xffffffffu;
+
+  /// Four children: bounds by axis then by slot (so one axis of all four loads at once), what
+  /// each is, and the way up. 128 bytes, two cache lines.
+  struct alignas(64) Node {
+    float lo[3][kWidth];
+    float hi[3][kWidth];
+    std::uint32_t child[kWidth];  ///< A node index, or an object where leaf_bits says so.
+    std::uint32_t parent;         ///< kNoNode for the root; the next free node while free.
+    std::uint8_t slot;            ///< Its slot in its parent.
+    std::uint8_t count;           ///< Children, in slots [0, count); 0 while free.
+    std::uint8_t leaf_bits;       ///< Bit s set iff child s is an object.
+    [[nodiscard]] bool is_leaf(std::uint32_t s) const noexcept { return ((leaf_bits >> s) & 1u) != 0; }
+  };
+  static_assert(sizeof(Node) == 128);
+
+  [[nodiscard]] static std::uint32_t place_of(std::uint32_t node, std::uint32_t slot) noexcept {
+    return node * kWidth + slot;
+  }
+  [[nodiscard]] Box slot_box(std::uint32_t node, std::uint32_t slot) const noexcept;
+  void set_slot_box(std::uint32_t node, std::uint32_t slot, const Box& box) noexcept;
+  /// The union of a node's children's bounds.
+  [[nodiscard]] Box bounds(std::uint32_t node) const noexcept;
+  /// Puts a child into slot `slot` of `node`: its bounds, and its way back (place_ or parent).
+  void set_child(std::uint32_t node, std::uint32_t slot, std::uint32_t child, bool leaf, const Box& box) noexcept;
+  /// Empties a slot, moving the last child into it.
+  void take_slot(std::uint32_t node, std::uint32_t slot) noexcept;
+  std::uint32_t allocate();
+  void release(std::uint32_t node) noexcept;
+  /// The node built over `entries` (at least two), whose union is written to `*box`.
+  std::uint32_t build_node(std::span<Entry> entries, Box* box);
+  /// A child as it is moved between nodes: a node or an object, and its bounds.
+  struct Child {
+    std::uint32_t id;
+    bool leaf;
+    Box box;
+  };
+  /// Adds `child` to `node`, splitting full nodes on the way up, and refits the bounds above.
+  void add_child(std::uint32_t node, Child child);
+  /// Gives `child` to a sibling of the full `node` that has room and grows least, if one grows
+  /// by no more than the child's size; true iff one took it.
+  bool add_to_sibling(std::uint32_t node, const Child& child);
+  /// Makes `children` the node's only children.
+  void fill(std::uint32_t node, std::span<const Child> children) noexcept;
+  /// Orders five children for a split and returns how many go to the first half (2 or 3).
+  static std::size_t split_five(std::array<Child, kWidth + 1>& all) noexcept;
+  /// Sets the bounds above `node` to its children's union, up to the first that is unchanged.
+  void refit_upward(std::uint32_t node) noexcept;
+  /// Calls `visit(object)` for the leaves under the slots `meets(node)` accepts (as bits).
+  template <class Meets, class Visit>
+  bool walk(Meets&& meets, Visit&& visit) const;
+
+  std::vector<Node> nodes_;
+  std::vector<std::uint32_t> place_;  ///< By object: place_of(node, slot) of its leaf, or kAbsent.
+  std::uint32_t root_ = kNoNode;
+  std::uint32_t free_ = kNoNode;
+  std::uint32_t leaves_ = 0;
+  std::uint32_t in_use_ = 0;
+};
+
+template <class Meets, class Visit>
+bool WideTree::walk(Meets&& meets, Visit&& visit) const {
+  if (root_ == kNoNode) return true;
+  NodeStack stack;
+  stack.push(root_);
+  while (!stack.empty()) {
+    const Node& node = nodes_[stack.pop()];
+    unsigned hits = meets(node) & ((1u << node.count) - 1u);
+    while (hits != 0) {
+      const auto s = static_cast<std::uint32_t>(__builtin_ctz(hits));
+      hits &= hits - 1;
+      if (!node.is_leaf(s)) {
+        stack.push(node.child[s]);
+      } else if (!visit(node.child[s])) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+template <class Visit>
+bool WideTree::query(const Box& query, Visit&& visit) const {
+  const Lanes4 q_lo[3] = {Lanes4::splat(query.min.x), Lanes4::splat(query.min.y), Lanes4::splat(query.min.z)};
+  const Lanes4 q_hi[3] = {Lanes4::splat(query.max.x), Lanes4::splat(query.max.y), Lanes4::splat(query.max.z)};
+  return walk(
+      [&](const Node& node) {
+        Mask4 m = (q_lo[0] <= Lanes4::load(node.hi[0])) & (Lanes4::load(node.lo[0]) <= q_hi[0]);
+        for (int a = 1; a < 3; ++a) {
+          m = m & (q_lo[a] <= Lanes4::load(node.hi[a])) & (Lanes4::load(node.lo[a]) <= q_hi[a]);
+        }
+        return m.bits();
+      },
+      visit);
+}
+
+template <class Visit>
+bool WideTree::query(const NodeSegment& segment, Visit&& visit) const {
+  return walk(
+      [&](const Node& node) {
+        Lanes4 enter = Lanes4::splat(0.0f);
+        Lanes4 leave = Lanes4::splat(1.0f);
+        Mask4 m = Lanes4::splat(0.0f) <= Lanes4::splat(1.0f);
+        for (int a = 0; a < 3; ++a) {
+          const Lanes4 lo = max(Lanes4::load(node.lo[a]), Lanes4::splat(segment.clip_lo[a]));
+          const Lanes4 hi = min(Lanes4::load(node.hi[a]), Lanes4::splat(segment.clip_hi[a]));
+          m = m & (lo <= hi);
+          if (segment.still[a]) continue;
+          const Lanes4 inverse = Lanes4::splat(segment.inverse[a]);
+          const Lanes4 t_lo = (lo - Lanes4::splat(segment.slab_lo[a])) * inverse;
+          const Lanes4 t_hi = (hi - Lanes4::splat(segment.slab_hi[a])) * inverse;
+          enter = max(enter, min(t_lo, t_hi));
+          leave = min(leave, max(t_lo, t_hi));
+        }
+        return (m & (enter <= leave)).bits();
+      },
+      visit);
+}
+
+}  // namespace agrid::detail
