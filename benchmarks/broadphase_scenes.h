@@ -88,6 +88,29 @@ inline std::vector<Segment> ray_scene_rays() {
   return rays;
 }
 
+/// Seed of the box queries through the ray benchmark's boxes, how many, and their edges: a few
+/// units, the size of an explosion's or a trigger's test.
+constexpr std::uint64_t kBoxQuerySeed = 5;
+constexpr std::size_t kBoxQueries = 500;
+constexpr float kBoxQueryMinEdge = 2.0f;
+constexpr float kBoxQueryMaxEdge = 5.0f;
+
+/// The box queries: kBoxQueries boxes with edges uniform in [kBoxQueryMinEdge, kBoxQueryMaxEdge]
+/// on each axis, centred at random points of the ray benchmark's cube.
+inline std::vector<Box> ray_scene_queries() {
+  std::mt19937_64 rng(kBoxQuerySeed);
+  const float side = one_overlap_side(kRayBoxes);
+  std::vector<Box> queries;
+  queries.reserve(kBoxQueries);
+  for (std::size_t i = 0; i < kBoxQueries; ++i) {
+    const Vec3 c = point_in(rng, {}, {side, side, side});
+    const Vec3 half{uniform(rng, kBoxQueryMinEdge, kBoxQueryMaxEdge) / 2, uniform(rng, kBoxQueryMinEdge, kBoxQueryMaxEdge) / 2,
+                    uniform(rng, kBoxQueryMinEdge, kBoxQueryMaxEdge) / 2};
+    queries.push_back({{c.x - half.x, c.y - half.y, c.z - half.z}, {c.x + half.x, c.y + half.y, c.z + half.z}});
+  }
+  return queries;
+}
+
 // ---- The step scenes: frozen-* and stream-* ------------------------------------------------
 // What agrid-bench-broadphase's BM_broadphase/<scene> and bench_bullet.cpp's
 // BM_broadphase_step/<scene>/<kind> both run: the boxes, which are created, moved and removed
