@@ -18,6 +18,11 @@
 //   overlapping   pairs of a query and a box that overlap, by brute force (untimed): what an
 //                 exact aabbTest reports (agrid's; dbvt's too here: proxies made by hand and
 //                 never given setAabb keep leaves of their exact AABBs, without dbvt's margin)
+// BM_convex_sweep/static-100k/<kind>: a btCollisionWorld (no dynamics) of 100,000 static unit
+// boxes (one btBoxShape) on static-city's grid, each lifted by 0 to 2 and jittered, dbvt and
+// agrid; one iteration is 200 convexSweepTest calls of a sphere of radius 0.5, from above the
+// boxes 10 to 30 units in a random direction, with a ClosestConvexResultCallback, one thread.
+//   hits          sweeps whose callback hasHit()
 // BM_broadphase_step/<scene>/<kind>: the peer of agrid-bench-broadphase's BM_broadphase/<scene>
 // (frozen-500k, frozen-50k, stream-200k, stream-20k: the same boxes, moves, creates and
 // removes, broadphase_scenes.h) on btDbvtBroadphase and btAdaptiveGridBroadphase through
@@ -376,6 +381,78 @@ void bm_static_aabb_tests(benchmark::State& state, agrid::scenes::BroadphaseKind
     }
     state.counters["reported"] = static_cast<double>(reported);
     state.counters["overlapping"] = static_cast<double>(overlapping);
+  });
+}
+
+/// BM_convex_sweep's city: kSweepBoxes static unit boxes on static-city's grid (spacing 2 on x
+/// and z, ceil(sqrt(N)) a side), each lifted by up to kSweepMaxLift (the city's towers are 1 to
+/// 3 high) and shifted by up to kSweepJitter on x and z (so at least 0.5 apart).
+constexpr int kSweepBoxes = 100000;
+constexpr btScalar kSweepSpacing = 2;
+constexpr btScalar kSweepMaxLift = 2;
+constexpr btScalar kSweepJitter = btScalar(0.25);
+/// The sweeps: kSweeps spheres of radius kSweepRadius, each from a point clear of the city's
+/// highest box (y from kSweepLowestStart to kSweepHighestStart) kSweepMinLength to
+/// kSweepMaxLength along a random direction: most of those heading down hit the city, the others
+/// miss (79 of the 200 hit).
+constexpr int kSweeps = 200;
+constexpr btScalar kSweepRadius = btScalar(0.5);
+constexpr btScalar kSweepLowestStart = 1 + kSweepMaxLift + kSweepRadius;  // a box is 1 high
+constexpr btScalar kSweepHighestStart = 8;
+constexpr btScalar kSweepMinLength = 10;
+constexpr btScalar kSweepMaxLength = 30;
+constexpr std::uint64_t kSweepSeed = 32;
+
+/// BM_convex_sweep/static-100k: a btCollisionWorld (no dynamics) of the city's static boxes (one
+/// shared btBoxShape) on a broadphase of `kind`, its AABBs and pairs brought up to date once
+/// (performDiscreteCollisionDetection); one iteration is kSweeps convexSweepTest calls of a
+/// sphere with a ClosestConvexResultCallback, one thread.
+void bm_convex_sweep(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
+  tbb::task_arena arena(1);
+  arena.execute([&] {
+    std::mt19937_64 rng(kSweepSeed);
+    const auto uniform = [&](btScalar lo, btScalar hi) { return agrid::bench::uniform(rng, lo, hi); };
+    btDefaultCollisionConfiguration configuration;
+    btCollisionDispatcher dispatcher(&configuration);
+    const std::unique_ptr<btBroadphaseInterface> broadphase = make_broadphase(kind);
+    btBoxShape box(btVector3(btScalar(0.5), btScalar(0.5), btScalar(0.5)));
+    btSphereShape sphere(kSweepRadius);
+    std::vector<btCollisionObject> objects(kSweepBoxes);  // declared before the world: it outlives them
+    btCollisionWorld world(&dispatcher, broadphase.get(), &configuration);
+    const int per_side = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(kSweepBoxes))));
+    for (int i = 0; i < kSweepBoxes; ++i) {
+      btCollisionObject& object = objects[static_cast<std::size_t>(i)];
+      const btScalar x = kSweepSpacing * static_cast<btScalar>(i % per_side) + uniform(-kSweepJitter, kSweepJitter);
+      const btScalar lift = uniform(0, kSweepMaxLift);
+      const btScalar z = kSweepSpacing * static_cast<btScalar>(i / per_side) + uniform(-kSweepJitter, kSweepJitter);
+      object.setCollisionShape(&box);
+      object.getWorldTransform().setOrigin(btVector3(x, btScalar(0.5) + lift, z));
+      object.setCollisionFlags(btCollisionObject::CF_STATIC_OBJECT);
+      world.addCollisionObject(&object, btBroadphaseProxy::StaticFilter,
+                               btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter);
+    }
+    world.performDiscreteCollisionDetection();
+    const btScalar extent = kSweepSpacing * static_cast<btScalar>(per_side - 1);
+    std::vector<std::pair<btTransform, btTransform>> sweeps;
+    for (int i = 0; i < kSweeps; ++i) {
+      const btVector3 from(uniform(0, extent), uniform(kSweepLowestStart, kSweepHighestStart), uniform(0, extent));
+      btVector3 direction;
+      do {  // a direction uniform on the sphere: a point of the unit ball (not near its centre), normalized
+        direction = btVector3(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
+      } while (direction.length2() > 1 || direction.length2() < btScalar(0.01));
+      const btVector3 to = from + direction.normalized() * uniform(kSweepMinLength, kSweepMaxLength);
+      sweeps.emplace_back(btTransform(btQuaternion::getIdentity(), from), btTransform(btQuaternion::getIdentity(), to));
+    }
+    std::size_t hits = 0;
+    for (auto _ : state) {
+      hits = 0;
+      for (const auto& [from, to] : sweeps) {
+        btCollisionWorld::ClosestConvexResultCallback callback(from.getOrigin(), to.getOrigin());
+        world.convexSweepTest(&sphere, from, to, callback);
+        if (callback.hasHit()) ++hits;
+      }
+    }
+    state.counters["hits"] = static_cast<double>(hits);
   });
 }
 
@@ -947,6 +1024,12 @@ int main(int argc, char** argv) {
   for (const auto kind : {agrid::scenes::BroadphaseKind::dbvt, agrid::scenes::BroadphaseKind::agrid}) {
     const std::string name = "BM_broadphase_aabb_test/static-50k/" + std::string(agrid::scenes::name(kind));
     benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { bm_static_aabb_tests(state, kind); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  for (const auto kind : {agrid::scenes::BroadphaseKind::dbvt, agrid::scenes::BroadphaseKind::agrid}) {
+    const std::string name = "BM_convex_sweep/static-100k/" + std::string(agrid::scenes::name(kind));
+    benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { bm_convex_sweep(state, kind); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
