@@ -7,6 +7,9 @@
 //   median_ms, max_ms   median and slowest timed step
 //   bytes_per_object    stats().bytes_held / live objects after the last step
 //   objects, pairs, moving, changed   stats() after the last step
+// BM_broadphase/scatter-50k: 50,000 boxes that all move every step (broadphase_scenes.h's
+// RandomWalk: a velocity each, 1% of them given a new one a step, at density 0.1: 0.4 pairs a
+// box); one iteration is set_box for every box and update(). Same counters.
 // BM_broadphase_unload/1M: 1,000,000 boxes made and stepped (1% nudged a step), then all removed;
 // one iteration is the update() that removes them (the other work untimed). Counters:
 //   peak_mib        stats().bytes_held before the removal, in MiB
@@ -41,6 +44,7 @@ using agrid::bench::FrozenStepRun;
 using agrid::bench::kFrozenStepScenes;
 using agrid::bench::kStreamStepScenes;
 using agrid::bench::StreamStepRun;
+using agrid::bench::WalkStepRun;
 
 /// Threads of the step benchmarks' task arena: the core targets one thread.
 constexpr int kThreads = 1;
@@ -202,6 +206,15 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark((std::string("BM_broadphase/") + scene.name).c_str(),
                                  [&scene](benchmark::State& state) {
                                    bm_steps<StreamStepRun<agrid::Handle>>(state, scene, agrid::bench::kStreamStepWarmup);
+                                 })
+        ->Iterations(agrid::bench::kStepTimedSteps)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  for (const auto& scene : agrid::bench::kWalkStepScenes) {
+    benchmark::RegisterBenchmark((std::string("BM_broadphase/") + scene.name).c_str(),
+                                 [&scene](benchmark::State& state) {
+                                   bm_steps<WalkStepRun<agrid::Handle>>(state, scene, agrid::bench::kWalkStepWarmup);
                                  })
         ->Iterations(agrid::bench::kStepTimedSteps)
         ->Unit(benchmark::kMillisecond)

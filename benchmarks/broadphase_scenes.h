@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -304,6 +305,126 @@ class StreamStepRun {
   std::vector<Box> new_boxes_;
   std::vector<Box> movers_;
   std::vector<Handle> mover_handles_;
+};
+
+// ---- Scenes in which every box moves every step: a random walk ----------------------------
+// What agrid-bench-broadphase's BM_broadphase/scatter-50k runs. A scene
+// is made whole by its constructor; step() moves its boxes in place (no allocation), boxes()
+// reads them, in the same order every step (index i is the same box throughout).
+
+/// The random walk's density: the boxes' summed volume over the cube's. Two boxes overlap on an
+/// axis with probability E[edge_a + edge_b] / side (2.5 / side), so pairs = count^2 / 2 x
+/// (2.5 / side)^3 = 4 x density x count (the mean volume is 1.25^3): at 0.1, 0.4 pairs a box,
+/// each box overlapping 0.8 others (one_overlap_side's scenes are at density 0.25).
+constexpr float kWalkDensity = 0.1f;
+/// A walking box's velocity, in units a step, is uniform in [-kWalkSpeed, kWalkSpeed] on each
+/// axis (kStepNudge: the frozen scenes' nudge).
+constexpr float kWalkSpeed = kStepNudge;
+/// This share of the boxes (drawn with repetition) gets a new random velocity each step.
+constexpr float kWalkTurnShare = 0.01f;
+constexpr std::uint64_t kWalkSeed = 6;
+
+/// The side of the cube in which `count` boxes of random edges cover `density` of the volume.
+inline float cube_side_at_density(std::size_t count, float density) {
+  const double mean_edge = (static_cast<double>(kMinEdge) + static_cast<double>(kMaxEdge)) / 2;
+  return static_cast<float>(std::cbrt(static_cast<double>(count) * mean_edge * mean_edge * mean_edge / density));
+}
+
+/// `count` boxes in a cube at kWalkDensity, each moving by its own velocity every step, bouncing
+/// off the cube's faces (a centre past a face turns back); kWalkTurnShare of them draw a new
+/// velocity each step. All move every step, about as far as Bullet's scatter bodies (2 units a
+/// second at 60 steps a second: 0.033 a step).
+class RandomWalk {
+ public:
+  explicit RandomWalk(std::size_t count)
+      : rng_(kWalkSeed), side_(cube_side_at_density(count, kWalkDensity)), boxes_(boxes_in_cube(rng_, count, side_)) {
+    velocities_.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) velocities_.push_back(random_velocity());
+  }
+
+  /// Turns kWalkTurnShare of the boxes, then moves every box by its velocity.
+  void step() {
+    const auto count = static_cast<std::uint32_t>(boxes_.size());
+    const auto turns = static_cast<std::uint32_t>(kWalkTurnShare * static_cast<float>(count));
+    for (std::uint32_t i = 0; i < turns; ++i) velocities_[below(rng_, count)] = random_velocity();
+    for (std::size_t i = 0; i < boxes_.size(); ++i) {
+      Box& box = boxes_[i];
+      Vec3& v = velocities_[i];
+      box = {{box.min.x + v.x, box.min.y + v.y, box.min.z + v.z}, {box.max.x + v.x, box.max.y + v.y, box.max.z + v.z}};
+      bounce(box.min.x + box.max.x, v.x);
+      bounce(box.min.y + box.max.y, v.y);
+      bounce(box.min.z + box.max.z, v.z);
+    }
+  }
+
+  /// The boxes as of the last step (or as made).
+  [[nodiscard]] std::span<const Box> boxes() const { return boxes_; }
+
+ private:
+  Vec3 random_velocity() { return point_in(rng_, {-kWalkSpeed, -kWalkSpeed, -kWalkSpeed}, {kWalkSpeed, kWalkSpeed, kWalkSpeed}); }
+
+  /// Turns a velocity component back into the cube when the centre (given doubled) is past a face.
+  void bounce(float twice_centre, float& v) const {
+    if (twice_centre < 0) v = std::abs(v);
+    if (twice_centre > 2 * side_) v = -std::abs(v);
+  }
+
+  std::mt19937_64 rng_;
+  float side_;
+  std::vector<Box> boxes_;
+  std::vector<Vec3> velocities_;
+};
+
+// ---- The walk as a step scene: scatter-* ----------------------------------------------------
+// The random walk run as the frozen and stream scenes are (start, prepare, step), for
+// agrid-bench-broadphase's BM_broadphase/<scene>.
+
+/// A walk scene: `boxes` boxes of a RandomWalk, every one moved each step.
+struct WalkStepScene {
+  const char* name;
+  std::uint32_t boxes;
+};
+
+inline constexpr WalkStepScene kWalkStepScenes[] = {{"scatter-50k", 50000}};
+/// Untimed steps before timing: the boxes, at rest when new, have nearly all left their fat boxes
+/// and are moving by then (97% after 10 steps, 99.5% after 20; a steady state from about 12).
+constexpr int kWalkStepWarmup = 20;
+
+/// A walk scene's run. start(create) creates every box; each step, prepare() (untimed) moves
+/// them and step(create, remove, set_box) sets every box. start() and step() allocate nothing here.
+template <class Handle>
+class WalkStepRun {
+ public:
+  explicit WalkStepRun(const WalkStepScene& scene) : walk_(scene.boxes) { handles_.reserve(scene.boxes); }
+
+  /// Creates every box, in order: create(const Box&) -> Handle.
+  template <class Create>
+  void start(Create&& create) {
+    for (const Box& box : walk_.boxes()) handles_.push_back(create(box));
+  }
+
+  /// Moves every box.
+  void prepare() { walk_.step(); }
+
+  /// set_box(Handle, const Box&) for every box (no box is created or removed; the signature is
+  /// the stream's).
+  template <class Create, class Remove, class SetBox>
+  void step(Create&& /*create*/, Remove&& /*remove*/, SetBox&& set_box) const {
+    const std::span<const Box> boxes = walk_.boxes();
+    for (std::size_t i = 0; i < boxes.size(); ++i) set_box(handles_[i], boxes[i]);
+  }
+
+  /// Live objects.
+  std::size_t objects() const { return handles_.size(); }
+  /// Calls f(Handle) for each live object.
+  template <class F>
+  void for_each_handle(F&& f) const {
+    for (const Handle handle : handles_) f(handle);
+  }
+
+ private:
+  RandomWalk walk_;
+  std::vector<Handle> handles_;
 };
 
 }  // namespace agrid::bench
