@@ -7,6 +7,9 @@
 //   median_ms, max_ms   median and slowest timed step
 //   bytes_per_object    stats().bytes_held / live objects after the last step
 //   objects, pairs, moving, changed   stats() after the last step
+// BM_broadphase/scatter-50k: 50,000 boxes that all move every step (broadphase_scenes.h's
+// RandomWalk: a velocity each, 1% of them given a new one a step, at density 0.1: 0.4 pairs a
+// box); one iteration is set_box for every box and update(). Same counters.
 // BM_broadphase_unload/1M: 1,000,000 boxes made and stepped (1% nudged a step), then all removed;
 // one iteration is the update() that removes them (the other work untimed). Counters:
 //   peak_mib        stats().bytes_held before the removal, in MiB
@@ -15,7 +18,16 @@
 // BM_broadphase_rays/static-50k/threads:N: 500 segments through 50,000 static boxes
 // (for_each_hit), split over N threads; one iteration is the 500. Its Bullet peer is in
 // bench_bullet.cpp.
-// Run:  agrid-bench-broadphase [--benchmark_filter='BM_broadphase/.*-50k']
+// BM_all_moving/<scene>/<n>/<mode>: every box moves every frame, in a task arena of 2 threads.
+// <scene>: brownian (the RandomWalk above) or pile (BoxPile: boxes falling into a container and
+// piling up, those landed trembling; 1.3 pairs a box); <n>: 10k, 100k or 1M boxes. 15 untimed
+// frames, then one timed frame per iteration (30, 20 and 5 frames); the scene's own step is not
+// timed. <mode> broadphase: a kept agrid::Broadphase, a frame is set_box for every box, update()
+// and pairs(); find_all_pairs: a frame is agrid::find_all_pairs of the frame's boxes. Counters:
+//   median_ms         median timed frame
+//   pairs             pairs of the last frame (the same in both modes)
+//   first_update_ms   broadphase mode: the very first update(), every object new
+// Run:  agrid-bench-broadphase [--benchmark_filter='BM_broadphase/.*-50k']  (scatter and BM_all_moving: 20-30 s)
 
 #include <benchmark/benchmark.h>
 #include <tbb/blocked_range.h>
@@ -28,10 +40,12 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "agrid/agrid.h"
 #include "agrid/broadphase.h"
 #include "broadphase_scenes.h"
 
@@ -41,9 +55,13 @@ using agrid::bench::FrozenStepRun;
 using agrid::bench::kFrozenStepScenes;
 using agrid::bench::kStreamStepScenes;
 using agrid::bench::StreamStepRun;
+using agrid::bench::WalkStepRun;
 
 /// Threads of the step benchmarks' task arena: the core targets one thread.
 constexpr int kThreads = 1;
+
+/// Threads of the all-moving benchmarks' task arena: the project machine's two cores.
+constexpr int kAllMovingThreads = 2;
 
 /// Runs `body` inside an arena of `threads` threads.
 template <class Body>
@@ -62,12 +80,17 @@ class StepTimes {
     ms_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
 
-  void report(benchmark::State& state, const agrid::Broadphase& broadphase) {
+  /// The median timed step, in ms (0 if none).
+  [[nodiscard]] double median_ms() {
     std::sort(ms_.begin(), ms_.end());
     const std::size_t mid = ms_.size() / 2;
+    return ms_.empty() ? 0 : (ms_.size() % 2 == 1 ? ms_[mid] : 0.5 * (ms_[mid - 1] + ms_[mid]));
+  }
+
+  void report(benchmark::State& state, const agrid::Broadphase& broadphase) {
     const agrid::BroadphaseStats stats = broadphase.stats();
-    state.counters["median_ms"] = ms_.empty() ? 0 : (ms_.size() % 2 == 1 ? ms_[mid] : 0.5 * (ms_[mid - 1] + ms_[mid]));
-    state.counters["max_ms"] = ms_.empty() ? 0 : ms_.back();
+    state.counters["median_ms"] = median_ms();
+    state.counters["max_ms"] = ms_.empty() ? 0 : ms_.back();  // median_ms() sorted them
     state.counters["objects"] = stats.objects;
     state.counters["pairs"] = stats.pairs;
     state.counters["moving"] = stats.moving;
@@ -186,6 +209,106 @@ void bm_rays(benchmark::State& state, int threads) {
       threads);
 }
 
+/// A size of BM_all_moving: its boxes and timed frames (few at 1M, so that the file runs in
+/// minutes).
+struct AllMovingSize {
+  const char* name;
+  std::uint32_t boxes;
+  int frames;
+};
+constexpr AllMovingSize kAllMovingSizes[] = {{"10k", 10000, 30}, {"100k", 100000, 20}, {"1M", 1000000, 5}};
+/// Untimed frames before BM_all_moving's timed ones, at every size. The Broadphase rests new
+/// objects at once: in the walk they then leave their fat boxes over the next frames, and the
+/// frames in which most of them move from the resting tree to the moving set cost up to 3 to 4
+/// times a later frame (frames 2 to 5 at 100k and 1M; 97% of the boxes are moving by frame 10, 99.5%
+/// by 20). Measured on the walk at 100k and 1M: a steady state by frame 12.
+constexpr int kAllMovingWarmup = 15;
+
+/// BM_all_moving/<scene>/<n>/broadphase: a scene (agrid::bench::RandomWalk or BoxPile) whose
+/// boxes all move every frame on a kept agrid::Broadphase: every box created, the first update()
+/// timed apart, then each frame the scene's step (untimed), set_box for every box, update() and
+/// pairs(), timed.
+template <class Scene>
+void bm_all_moving_broadphase(benchmark::State& state, const AllMovingSize& size) {
+  in_arena(
+      [&] {
+        Scene scene(size.boxes);
+        agrid::Broadphase broadphase;
+        std::vector<agrid::Handle> handles;
+        handles.reserve(size.boxes);
+        for (const agrid::Box& box : scene.boxes()) handles.push_back(broadphase.create(box));
+        StepTimes first;
+        first.time([&] { broadphase.update(); });
+        std::size_t pairs = broadphase.pairs().size();
+        const auto frame = [&] {
+          const std::span<const agrid::Box> boxes = scene.boxes();
+          for (std::size_t i = 0; i < boxes.size(); ++i) broadphase.set_box(handles[i], boxes[i]);
+          broadphase.update();
+          pairs = broadphase.pairs().size();
+        };
+        for (int i = 0; i < kAllMovingWarmup; ++i) {
+          scene.step();
+          frame();
+        }
+        StepTimes times;
+        for (auto _ : state) {
+          state.PauseTiming();
+          scene.step();
+          state.ResumeTiming();
+          times.time(frame);
+        }
+        state.counters["median_ms"] = times.median_ms();
+        state.counters["first_update_ms"] = first.median_ms();
+        state.counters["pairs"] = static_cast<double>(pairs);
+      },
+      kAllMovingThreads);
+}
+
+/// BM_all_moving/<scene>/<n>/find_all_pairs: the same scene's frames, each one's pairs found
+/// afresh by agrid::find_all_pairs on its boxes (the scene's step untimed). The first frame is
+/// not timed, as in the broadphase mode, so that both time the same frames.
+template <class Scene>
+void bm_all_moving_find_all_pairs(benchmark::State& state, const AllMovingSize& size) {
+  in_arena(
+      [&] {
+        Scene scene(size.boxes);
+        std::size_t pairs = agrid::find_all_pairs(scene.boxes()).size();
+        const auto frame = [&] { pairs = agrid::find_all_pairs(scene.boxes()).size(); };
+        for (int i = 0; i < kAllMovingWarmup; ++i) {
+          scene.step();
+          frame();
+        }
+        StepTimes times;
+        for (auto _ : state) {
+          state.PauseTiming();
+          scene.step();
+          state.ResumeTiming();
+          times.time(frame);
+        }
+        state.counters["median_ms"] = times.median_ms();
+        state.counters["pairs"] = static_cast<double>(pairs);
+      },
+      kAllMovingThreads);
+}
+
+/// Registers BM_all_moving/<scene_name>/<n>/<mode> for every size and both modes.
+template <class Scene>
+void register_all_moving(const std::string& scene_name) {
+  for (const AllMovingSize& size : kAllMovingSizes) {
+    const std::string prefix = "BM_all_moving/" + scene_name + "/" + size.name + "/";
+    benchmark::RegisterBenchmark((prefix + "broadphase").c_str(),
+                                 [&size](benchmark::State& state) { bm_all_moving_broadphase<Scene>(state, size); })
+        ->Iterations(size.frames)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark((prefix + "find_all_pairs").c_str(),
+                                 [&size](benchmark::State& state) { bm_all_moving_find_all_pairs<Scene>(state, size); })
+        ->Iterations(size.frames)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -207,6 +330,15 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
+  for (const auto& scene : agrid::bench::kWalkStepScenes) {
+    benchmark::RegisterBenchmark((std::string("BM_broadphase/") + scene.name).c_str(),
+                                 [&scene](benchmark::State& state) {
+                                   bm_steps<WalkStepRun<agrid::Handle>>(state, scene, agrid::bench::kWalkStepWarmup);
+                                 })
+        ->Iterations(agrid::bench::kStepTimedSteps)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
   static constexpr agrid::bench::FrozenStepScene kUnloadScene{"1M", 1000000, 10000};
   benchmark::RegisterBenchmark("BM_broadphase_unload/1M", [](benchmark::State& state) { bm_unload(state, kUnloadScene); })
       ->Iterations(3)
@@ -218,6 +350,8 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
+  register_all_moving<agrid::bench::RandomWalk>("brownian");
+  register_all_moving<agrid::bench::BoxPile>("pile");
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

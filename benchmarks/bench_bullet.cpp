@@ -11,6 +11,18 @@
 //   ray_ms, ray_mean_ms        median and mean of the rays' time (bench-7's 500 rays; else 0)
 // BM_broadphase_rays/static-50k/<kind>: the peer of agrid-bench-broadphase's ray benchmark (same
 // boxes and rays, broadphase_scenes.h) on proxies made by hand, one thread.
+// BM_broadphase_aabb_test/static-50k/<kind>: the same proxies, dbvt and agrid; one iteration is
+// 500 aabbTest box queries (edges 2 to 5 units, over the whole scene, broadphase_scenes.h) with a
+// callback that counts what is reported, one thread. Counters:
+//   reported      proxies reported by the 500 queries
+//   overlapping   pairs of a query and a box that overlap, by brute force (untimed): what an
+//                 exact aabbTest reports (agrid's; dbvt's too here: proxies made by hand and
+//                 never given setAabb keep leaves of their exact AABBs, without dbvt's margin)
+// BM_convex_sweep/static-100k/<kind>: a btCollisionWorld (no dynamics) of 100,000 static unit
+// boxes (one btBoxShape) on static-city's grid, each lifted by 0 to 2 and jittered, dbvt and
+// agrid; one iteration is 200 convexSweepTest calls of a sphere of radius 0.5, from above the
+// boxes 10 to 30 units in a random direction, with a ClosestConvexResultCallback, one thread.
+//   hits          sweeps whose callback hasHit()
 // BM_broadphase_step/<scene>/<kind>: the peer of agrid-bench-broadphase's BM_broadphase/<scene>
 // (frozen-500k, frozen-50k, stream-200k, stream-20k: the same boxes, moves, creates and
 // removes, broadphase_scenes.h) on btDbvtBroadphase and btAdaptiveGridBroadphase through
@@ -272,7 +284,55 @@ struct CountingRayCallback : btBroadphaseRayCallback {
   std::size_t reported = 0;
 };
 
+/// Counts what a broadphase's aabbTest reports.
+struct CountingAabbCallback : btBroadphaseAabbCallback {
+  bool process(const btBroadphaseProxy* /*proxy*/) override {
+    ++reported;
+    return true;
+  }
+  std::size_t reported = 0;
+};
+
 btVector3 bt(const agrid::Vec3& v) { return {v.x, v.y, v.z}; }
+
+/// A broadphase of `kind`: btDbvtBroadphase for dbvt, else btAdaptiveGridBroadphase.
+std::unique_ptr<btBroadphaseInterface> make_broadphase(agrid::scenes::BroadphaseKind kind) {
+  if (kind == agrid::scenes::BroadphaseKind::dbvt) return std::make_unique<btDbvtBroadphase>();
+  return std::make_unique<btAdaptiveGridBroadphase>();
+}
+
+/// Boxes as proxies made by hand (no world) on a broadphase of `kind`, and one
+/// calculateOverlappingPairs; the pairs and proxies destroyed with it, in O(pairs + proxies).
+class StaticProxies {
+ public:
+  StaticProxies(agrid::scenes::BroadphaseKind kind, const std::vector<agrid::Box>& boxes)
+      : dispatcher_(&configuration_), broadphase_(make_broadphase(kind)), objects_(boxes.size()) {
+    proxies_.reserve(boxes.size());
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      proxies_.push_back(broadphase_->createProxy(bt(boxes[i].min), bt(boxes[i].max), BOX_SHAPE_PROXYTYPE, &objects_[i],
+                                                  btBroadphaseProxy::DefaultFilter, btBroadphaseProxy::AllFilter,
+                                                  &dispatcher_));
+    }
+    broadphase_->calculateOverlappingPairs(&dispatcher_);
+  }
+  ~StaticProxies() {
+    empty_pair_cache(*broadphase_->getOverlappingPairCache(), &dispatcher_);
+    for (btBroadphaseProxy* p : proxies_) broadphase_->destroyProxy(p, &dispatcher_);
+  }
+  StaticProxies(const StaticProxies&) = delete;
+  StaticProxies& operator=(const StaticProxies&) = delete;
+
+  btBroadphaseInterface& broadphase() { return *broadphase_; }
+  /// Pairs in the cache.
+  int pairs() const { return broadphase_->getOverlappingPairCache()->getNumOverlappingPairs(); }
+
+ private:
+  btDefaultCollisionConfiguration configuration_;
+  btCollisionDispatcher dispatcher_;
+  std::unique_ptr<btBroadphaseInterface> broadphase_;
+  std::vector<btCollisionObject> objects_;
+  std::vector<btBroadphaseProxy*> proxies_;
+};
 
 /// agrid-bench-broadphase's BM_broadphase_rays/static-50k on a Bullet broadphase: its 50,000
 /// static boxes as proxies, one calculateOverlappingPairs, then one iteration is its 500 rays,
@@ -283,36 +343,116 @@ void bm_static_rays(benchmark::State& state, agrid::scenes::BroadphaseKind kind)
     const std::vector<agrid::Box> boxes = agrid::bench::ray_scene_boxes();
     std::vector<std::pair<btVector3, btVector3>> rays;
     for (const agrid::Segment& ray : agrid::bench::ray_scene_rays()) rays.emplace_back(bt(ray.from), bt(ray.to));
-    btDefaultCollisionConfiguration configuration;
-    btCollisionDispatcher dispatcher(&configuration);
-    std::unique_ptr<btBroadphaseInterface> broadphase;
-    if (kind == agrid::scenes::BroadphaseKind::dbvt) {
-      broadphase = std::make_unique<btDbvtBroadphase>();
-    } else {
-      broadphase = std::make_unique<btAdaptiveGridBroadphase>();
-    }
-    std::vector<btCollisionObject> objects(boxes.size());
-    std::vector<btBroadphaseProxy*> proxies;
-    for (std::size_t i = 0; i < boxes.size(); ++i) {
-      proxies.push_back(broadphase->createProxy(bt(boxes[i].min), bt(boxes[i].max), BOX_SHAPE_PROXYTYPE, &objects[i],
-                                                btBroadphaseProxy::DefaultFilter, btBroadphaseProxy::AllFilter,
-                                                &dispatcher));
-    }
-    broadphase->calculateOverlappingPairs(&dispatcher);
-    btOverlappingPairCache& cache = *broadphase->getOverlappingPairCache();
-    state.counters["pairs"] = cache.getNumOverlappingPairs();
+    StaticProxies proxies(kind, boxes);
+    state.counters["pairs"] = proxies.pairs();
     std::size_t hits = 0;
     for (auto _ : state) {
       hits = 0;
       for (const auto& [from, to] : rays) {
         CountingRayCallback callback(from, to);
-        broadphase->rayTest(from, to, callback);
+        proxies.broadphase().rayTest(from, to, callback);
         hits += callback.reported;
       }
     }
     state.counters["hits"] = static_cast<double>(hits);
-    empty_pair_cache(cache, &dispatcher);
-    for (btBroadphaseProxy* p : proxies) broadphase->destroyProxy(p, &dispatcher);
+  });
+}
+
+/// The same 50,000 static proxies; one iteration is 500 box queries (aabbTest, boxes of 2 to 5
+/// units, broadphase_scenes.h), one thread.
+void bm_static_aabb_tests(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
+  tbb::task_arena arena(1);
+  arena.execute([&] {
+    const std::vector<agrid::Box> boxes = agrid::bench::ray_scene_boxes();
+    const std::vector<agrid::Box> queries = agrid::bench::ray_scene_queries();
+    std::size_t overlapping = 0;  // what an exact aabbTest reports, by brute force
+    for (const agrid::Box& query : queries) {
+      overlapping += static_cast<std::size_t>(
+          std::count_if(boxes.begin(), boxes.end(), [&](const agrid::Box& box) { return agrid::overlaps(query, box); }));
+    }
+    std::vector<std::pair<btVector3, btVector3>> bounds;
+    for (const agrid::Box& query : queries) bounds.emplace_back(bt(query.min), bt(query.max));
+    StaticProxies proxies(kind, boxes);
+    std::size_t reported = 0;
+    for (auto _ : state) {
+      CountingAabbCallback callback;
+      for (const auto& [min, max] : bounds) proxies.broadphase().aabbTest(min, max, callback);
+      reported = callback.reported;
+    }
+    state.counters["reported"] = static_cast<double>(reported);
+    state.counters["overlapping"] = static_cast<double>(overlapping);
+  });
+}
+
+/// BM_convex_sweep's city: kSweepBoxes static unit boxes on static-city's grid (spacing 2 on x
+/// and z, ceil(sqrt(N)) a side), each lifted by up to kSweepMaxLift (the city's towers are 1 to
+/// 3 high) and shifted by up to kSweepJitter on x and z (so at least 0.5 apart).
+constexpr int kSweepBoxes = 100000;
+constexpr btScalar kSweepSpacing = 2;
+constexpr btScalar kSweepMaxLift = 2;
+constexpr btScalar kSweepJitter = btScalar(0.25);
+/// The sweeps: kSweeps spheres of radius kSweepRadius, each from a point clear of the city's
+/// highest box (y from kSweepLowestStart to kSweepHighestStart) kSweepMinLength to
+/// kSweepMaxLength along a random direction: most of those heading down hit the city, the others
+/// miss (79 of the 200 hit).
+constexpr int kSweeps = 200;
+constexpr btScalar kSweepRadius = btScalar(0.5);
+constexpr btScalar kSweepLowestStart = 1 + kSweepMaxLift + kSweepRadius;  // a box is 1 high
+constexpr btScalar kSweepHighestStart = 8;
+constexpr btScalar kSweepMinLength = 10;
+constexpr btScalar kSweepMaxLength = 30;
+constexpr std::uint64_t kSweepSeed = 32;
+
+/// BM_convex_sweep/static-100k: a btCollisionWorld (no dynamics) of the city's static boxes (one
+/// shared btBoxShape) on a broadphase of `kind`, its AABBs and pairs brought up to date once
+/// (performDiscreteCollisionDetection); one iteration is kSweeps convexSweepTest calls of a
+/// sphere with a ClosestConvexResultCallback, one thread.
+void bm_convex_sweep(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
+  tbb::task_arena arena(1);
+  arena.execute([&] {
+    std::mt19937_64 rng(kSweepSeed);
+    const auto uniform = [&](btScalar lo, btScalar hi) { return agrid::bench::uniform(rng, lo, hi); };
+    btDefaultCollisionConfiguration configuration;
+    btCollisionDispatcher dispatcher(&configuration);
+    const std::unique_ptr<btBroadphaseInterface> broadphase = make_broadphase(kind);
+    btBoxShape box(btVector3(btScalar(0.5), btScalar(0.5), btScalar(0.5)));
+    btSphereShape sphere(kSweepRadius);
+    std::vector<btCollisionObject> objects(kSweepBoxes);  // declared before the world: it outlives them
+    btCollisionWorld world(&dispatcher, broadphase.get(), &configuration);
+    const int per_side = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(kSweepBoxes))));
+    for (int i = 0; i < kSweepBoxes; ++i) {
+      btCollisionObject& object = objects[static_cast<std::size_t>(i)];
+      const btScalar x = kSweepSpacing * static_cast<btScalar>(i % per_side) + uniform(-kSweepJitter, kSweepJitter);
+      const btScalar lift = uniform(0, kSweepMaxLift);
+      const btScalar z = kSweepSpacing * static_cast<btScalar>(i / per_side) + uniform(-kSweepJitter, kSweepJitter);
+      object.setCollisionShape(&box);
+      object.getWorldTransform().setOrigin(btVector3(x, btScalar(0.5) + lift, z));
+      object.setCollisionFlags(btCollisionObject::CF_STATIC_OBJECT);
+      world.addCollisionObject(&object, btBroadphaseProxy::StaticFilter,
+                               btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter);
+    }
+    world.performDiscreteCollisionDetection();
+    const btScalar extent = kSweepSpacing * static_cast<btScalar>(per_side - 1);
+    std::vector<std::pair<btTransform, btTransform>> sweeps;
+    for (int i = 0; i < kSweeps; ++i) {
+      const btVector3 from(uniform(0, extent), uniform(kSweepLowestStart, kSweepHighestStart), uniform(0, extent));
+      btVector3 direction;
+      do {  // a direction uniform on the sphere: a point of the unit ball (not near its centre), normalized
+        direction = btVector3(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
+      } while (direction.length2() > 1 || direction.length2() < btScalar(0.01));
+      const btVector3 to = from + direction.normalized() * uniform(kSweepMinLength, kSweepMaxLength);
+      sweeps.emplace_back(btTransform(btQuaternion::getIdentity(), from), btTransform(btQuaternion::getIdentity(), to));
+    }
+    std::size_t hits = 0;
+    for (auto _ : state) {
+      hits = 0;
+      for (const auto& [from, to] : sweeps) {
+        btCollisionWorld::ClosestConvexResultCallback callback(from.getOrigin(), to.getOrigin());
+        world.convexSweepTest(&sphere, from, to, callback);
+        if (callback.hasHit()) ++hits;
+      }
+    }
+    state.counters["hits"] = static_cast<double>(hits);
   });
 }
 
@@ -334,12 +474,7 @@ void bm_broadphase_step(benchmark::State& state, Run& run, int warmup, agrid::sc
     btDefaultCollisionConfiguration configuration;
     btCollisionDispatcher dispatcher(&configuration);
     const std::size_t heap_before = heap_in_use();
-    std::unique_ptr<btBroadphaseInterface> broadphase;
-    if (kind == agrid::scenes::BroadphaseKind::dbvt) {
-      broadphase = std::make_unique<btDbvtBroadphase>();
-    } else {
-      broadphase = std::make_unique<btAdaptiveGridBroadphase>();
-    }
+    const std::unique_ptr<btBroadphaseInterface> broadphase = make_broadphase(kind);
     const auto create = [&](const agrid::Box& box) {
       return broadphase->createProxy(bt(box.min), bt(box.max), BOX_SHAPE_PROXYTYPE, nullptr,
                                      btBroadphaseProxy::DefaultFilter, btBroadphaseProxy::AllFilter, &dispatcher);
@@ -883,6 +1018,18 @@ int main(int argc, char** argv) {
   for (const auto kind : {agrid::scenes::BroadphaseKind::dbvt, agrid::scenes::BroadphaseKind::agrid}) {
     const std::string name = "BM_broadphase_rays/static-50k/" + std::string(agrid::scenes::name(kind));
     benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { bm_static_rays(state, kind); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  for (const auto kind : {agrid::scenes::BroadphaseKind::dbvt, agrid::scenes::BroadphaseKind::agrid}) {
+    const std::string name = "BM_broadphase_aabb_test/static-50k/" + std::string(agrid::scenes::name(kind));
+    benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { bm_static_aabb_tests(state, kind); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  for (const auto kind : {agrid::scenes::BroadphaseKind::dbvt, agrid::scenes::BroadphaseKind::agrid}) {
+    const std::string name = "BM_convex_sweep/static-100k/" + std::string(agrid::scenes::name(kind));
+    benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { bm_convex_sweep(state, kind); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }

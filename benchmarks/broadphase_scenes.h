@@ -4,10 +4,12 @@
 // time the same scene. std::mt19937_64 with fixed seeds, turned into numbers here (std::
 // distributions differ between standard libraries; the engine does not).
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -86,6 +88,29 @@ inline std::vector<Segment> ray_scene_rays() {
     rays.push_back({from, point_in(rng, {}, {side, side, side}), {}});
   }
   return rays;
+}
+
+/// Seed of the box queries through the ray benchmark's boxes, how many, and their edges: a few
+/// units, the size of an explosion's or a trigger's test.
+constexpr std::uint64_t kBoxQuerySeed = 5;
+constexpr std::size_t kBoxQueries = 500;
+constexpr float kBoxQueryMinEdge = 2.0f;
+constexpr float kBoxQueryMaxEdge = 5.0f;
+
+/// The box queries: kBoxQueries boxes with edges uniform in [kBoxQueryMinEdge, kBoxQueryMaxEdge]
+/// on each axis, centred at random points of the ray benchmark's cube.
+inline std::vector<Box> ray_scene_queries() {
+  std::mt19937_64 rng(kBoxQuerySeed);
+  const float side = one_overlap_side(kRayBoxes);
+  std::vector<Box> queries;
+  queries.reserve(kBoxQueries);
+  for (std::size_t i = 0; i < kBoxQueries; ++i) {
+    const Vec3 c = point_in(rng, {}, {side, side, side});
+    const Vec3 half{uniform(rng, kBoxQueryMinEdge, kBoxQueryMaxEdge) / 2, uniform(rng, kBoxQueryMinEdge, kBoxQueryMaxEdge) / 2,
+                    uniform(rng, kBoxQueryMinEdge, kBoxQueryMaxEdge) / 2};
+    queries.push_back({{c.x - half.x, c.y - half.y, c.z - half.z}, {c.x + half.x, c.y + half.y, c.z + half.z}});
+  }
+  return queries;
 }
 
 // ---- The step scenes: frozen-* and stream-* ------------------------------------------------
@@ -281,6 +306,242 @@ class StreamStepRun {
   std::vector<Box> new_boxes_;
   std::vector<Box> movers_;
   std::vector<Handle> mover_handles_;
+};
+
+// ---- Scenes in which every box moves every step: a random walk and a pile ------------------
+// What agrid-bench-broadphase's BM_broadphase/scatter-50k and BM_all_moving/<scene> run. A scene
+// is made whole by its constructor; step() moves its boxes in place (no allocation), boxes()
+// reads them, in the same order every step (index i is the same box throughout).
+
+/// The random walk's density: the boxes' summed volume over the cube's. Two boxes overlap on an
+/// axis with probability E[edge_a + edge_b] / side (2.5 / side), so pairs = count^2 / 2 x
+/// (2.5 / side)^3 = 4 x density x count (the mean volume is 1.25^3): at 0.1, 0.4 pairs a box,
+/// each box overlapping 0.8 others (one_overlap_side's scenes are at density 0.25).
+constexpr float kWalkDensity = 0.1f;
+/// A walking box's velocity, in units a step, is uniform in [-kWalkSpeed, kWalkSpeed] on each
+/// axis (kStepNudge: the frozen scenes' nudge).
+constexpr float kWalkSpeed = kStepNudge;
+/// This share of the boxes (drawn with repetition) gets a new random velocity each step.
+constexpr float kWalkTurnShare = 0.01f;
+constexpr std::uint64_t kWalkSeed = 6;
+
+/// The side of the cube in which `count` boxes of random edges cover `density` of the volume.
+inline float cube_side_at_density(std::size_t count, float density) {
+  const double mean_edge = (static_cast<double>(kMinEdge) + static_cast<double>(kMaxEdge)) / 2;
+  return static_cast<float>(std::cbrt(static_cast<double>(count) * mean_edge * mean_edge * mean_edge / density));
+}
+
+/// `count` boxes in a cube at kWalkDensity, each moving by its own velocity every step, bouncing
+/// off the cube's faces (a centre past a face turns back); kWalkTurnShare of them draw a new
+/// velocity each step. All move every step, about as far as Bullet's scatter bodies (2 units a
+/// second at 60 steps a second: 0.033 a step).
+class RandomWalk {
+ public:
+  explicit RandomWalk(std::size_t count)
+      : rng_(kWalkSeed), side_(cube_side_at_density(count, kWalkDensity)), boxes_(boxes_in_cube(rng_, count, side_)) {
+    velocities_.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) velocities_.push_back(random_velocity());
+  }
+
+  /// Turns kWalkTurnShare of the boxes, then moves every box by its velocity.
+  void step() {
+    const auto count = static_cast<std::uint32_t>(boxes_.size());
+    const auto turns = static_cast<std::uint32_t>(kWalkTurnShare * static_cast<float>(count));
+    for (std::uint32_t i = 0; i < turns; ++i) velocities_[below(rng_, count)] = random_velocity();
+    for (std::size_t i = 0; i < boxes_.size(); ++i) {
+      Box& box = boxes_[i];
+      Vec3& v = velocities_[i];
+      box = {{box.min.x + v.x, box.min.y + v.y, box.min.z + v.z}, {box.max.x + v.x, box.max.y + v.y, box.max.z + v.z}};
+      bounce(box.min.x + box.max.x, v.x);
+      bounce(box.min.y + box.max.y, v.y);
+      bounce(box.min.z + box.max.z, v.z);
+    }
+  }
+
+  /// The boxes as of the last step (or as made).
+  [[nodiscard]] std::span<const Box> boxes() const { return boxes_; }
+
+ private:
+  Vec3 random_velocity() { return point_in(rng_, {-kWalkSpeed, -kWalkSpeed, -kWalkSpeed}, {kWalkSpeed, kWalkSpeed, kWalkSpeed}); }
+
+  /// Turns a velocity component back into the cube when the centre (given doubled) is past a face.
+  void bounce(float twice_centre, float& v) const {
+    if (twice_centre < 0) v = std::abs(v);
+    if (twice_centre > 2 * side_) v = -std::abs(v);
+  }
+
+  std::mt19937_64 rng_;
+  float side_;
+  std::vector<Box> boxes_;
+  std::vector<Vec3> velocities_;
+};
+
+/// The pile's container floor is a square of k x k columns kPileCell wide, k = cbrt(count / 2)
+/// rounded up: a column holds about 2k boxes, so that once all have landed (1.21 units of height
+/// a box) the pile is about 1.2 times as high as the container (2k) is wide. A column is as wide
+/// as the longest edge: a box reaches into the columns beside its own, never further.
+constexpr float kPileCell = kMaxEdge;
+/// This share of the boxes (the last made) starts in the air above the pile, the others landed.
+constexpr float kPileFallingShare = 0.25f;
+/// Falling boxes fall this far a step (12 units a second at 60 steps a second: as if they had
+/// fallen for over a second).
+constexpr float kPileFallSpeed = 0.2f;
+/// Above each column, its falling boxes are stacked with gaps uniform in [0, kPileRainGap], the
+/// lowest that far at most above the column's top: they land one after another from the first step.
+constexpr float kPileRainGap = 1.0f;
+/// A landed box sinks this far into the box (or floor) under it, as the boxes of a physics
+/// engine, grown by their contact margins (Bullet: 0.02 a side), overlap what they rest on.
+constexpr float kPileSink = 0.04f;
+/// A landed box trembles by up to this much on each axis every step, around where it landed:
+/// a settling pile. Less than half of kPileSink, so that a box and the one under it always
+/// overlap.
+constexpr float kPileShake = 0.01f;
+constexpr std::uint64_t kPileSeed = 7;
+
+/// `count` boxes of random edges piling up in a container with a square floor: each box belongs
+/// to the column under its centre; kPileFallingShare of them fall straight down at kPileFallSpeed
+/// and land on their column's top, the others have landed and tremble. Not physics: columns are
+/// a coarse height field, so a box rests on the highest box of its own column only, and may
+/// overlap the boxes of the columns beside it. Dense (1.3 to 1.4 pairs a box, 3.5 times the walk's:
+/// a box overlaps those under and over it and some of the columns' beside), growing, and every
+/// box moves every step.
+class BoxPile {
+ public:
+  explicit BoxPile(std::size_t count)
+      : rng_(kPileSeed),
+        columns_per_side_(std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(std::cbrt(static_cast<double>(count) / 2))))),
+        column_floor_(static_cast<std::size_t>(columns_per_side_) * columns_per_side_, 0.0f) {
+    const float side = kPileCell * static_cast<float>(columns_per_side_);
+    const auto landed = static_cast<std::size_t>((1.0f - kPileFallingShare) * static_cast<float>(count));
+    centres_.reserve(count);
+    halves_.reserve(count);
+    columns_.reserve(count);
+    falling_.reserve(count);
+    boxes_.reserve(count);
+    // The lowest a falling box of each column may start, raised by each one placed.
+    std::vector<float> air;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (i == landed) air = column_floor_;
+      const std::uint32_t cx = below(rng_, columns_per_side_);
+      const std::uint32_t cz = below(rng_, columns_per_side_);
+      const Vec3 half{uniform(rng_, kMinEdge, kMaxEdge) / 2, uniform(rng_, kMinEdge, kMaxEdge) / 2,
+                      uniform(rng_, kMinEdge, kMaxEdge) / 2};
+      // Inside the container's walls.
+      const float x = std::clamp(kPileCell * (static_cast<float>(cx) + uniform(rng_, 0, 1)), half.x, side - half.x);
+      const float z = std::clamp(kPileCell * (static_cast<float>(cz) + uniform(rng_, 0, 1)), half.z, side - half.z);
+      const std::uint32_t column = cz * columns_per_side_ + cx;
+      float bottom = 0;
+      if (i < landed) {
+        bottom = land(column, half.y);
+      } else {
+        bottom = air[column] + uniform(rng_, 0, kPileRainGap);
+        air[column] = bottom + 2 * half.y;
+      }
+      centres_.push_back({x, bottom + half.y, z});
+      halves_.push_back(half);
+      columns_.push_back(column);
+      falling_.push_back(i < landed ? 0 : 1);
+      boxes_.push_back(around(centres_.back(), half));
+    }
+  }
+
+  /// Moves the falling boxes down, landing those that reach their column's top, and trembles the
+  /// landed ones.
+  void step() {
+    for (std::size_t i = 0; i < boxes_.size(); ++i) {
+      Vec3& c = centres_[i];
+      const Vec3 half = halves_[i];
+      if (falling_[i] != 0) {
+        // A column's falling boxes are in index order from the lowest up: the lower lands first.
+        float bottom = c.y - half.y - kPileFallSpeed;
+        if (bottom <= column_floor_[columns_[i]]) {
+          bottom = land(columns_[i], half.y);
+          falling_[i] = 0;
+        }
+        c.y = bottom + half.y;
+        boxes_[i] = around(c, half);
+      } else {
+        const Vec3 d = point_in(rng_, {-kPileShake, -kPileShake, -kPileShake}, {kPileShake, kPileShake, kPileShake});
+        boxes_[i] = around({c.x + d.x, c.y + d.y, c.z + d.z}, half);
+      }
+    }
+  }
+
+  /// The boxes as of the last step (or as made).
+  [[nodiscard]] std::span<const Box> boxes() const { return boxes_; }
+
+ private:
+  static Box around(Vec3 c, Vec3 half) {
+    return {{c.x - half.x, c.y - half.y, c.z - half.z}, {c.x + half.x, c.y + half.y, c.z + half.z}};
+  }
+
+  /// Lands a box of half height `half_y` on `column`: returns its bottom and raises the column.
+  float land(std::uint32_t column, float half_y) {
+    const float bottom = column_floor_[column];
+    column_floor_[column] = bottom + 2 * half_y - kPileSink;
+    return bottom;
+  }
+
+  std::mt19937_64 rng_;
+  std::uint32_t columns_per_side_;
+  std::vector<float> column_floor_;  // per column: where the next box to land has its bottom
+  std::vector<Vec3> centres_;        // where each box landed, or is falling
+  std::vector<Vec3> halves_;
+  std::vector<std::uint32_t> columns_;
+  std::vector<std::uint8_t> falling_;
+  std::vector<Box> boxes_;
+};
+
+// ---- The walk as a step scene: scatter-* ----------------------------------------------------
+// The random walk run as the frozen and stream scenes are (start, prepare, step), for
+// agrid-bench-broadphase's BM_broadphase/<scene>.
+
+/// A walk scene: `boxes` boxes of a RandomWalk, every one moved each step.
+struct WalkStepScene {
+  const char* name;
+  std::uint32_t boxes;
+};
+
+inline constexpr WalkStepScene kWalkStepScenes[] = {{"scatter-50k", 50000}};
+/// Untimed steps before timing: the boxes, at rest when new, have nearly all left their fat boxes
+/// and are moving by then (97% after 10 steps, 99.5% after 20; a steady state from about 12).
+constexpr int kWalkStepWarmup = 20;
+
+/// A walk scene's run. start(create) creates every box; each step, prepare() (untimed) moves
+/// them and step(create, remove, set_box) sets every box. start() and step() allocate nothing here.
+template <class Handle>
+class WalkStepRun {
+ public:
+  explicit WalkStepRun(const WalkStepScene& scene) : walk_(scene.boxes) { handles_.reserve(scene.boxes); }
+
+  /// Creates every box, in order: create(const Box&) -> Handle.
+  template <class Create>
+  void start(Create&& create) {
+    for (const Box& box : walk_.boxes()) handles_.push_back(create(box));
+  }
+
+  /// Moves every box.
+  void prepare() { walk_.step(); }
+
+  /// set_box(Handle, const Box&) for every box (no box is created or removed; the signature is
+  /// the stream's).
+  template <class Create, class Remove, class SetBox>
+  void step(Create&& /*create*/, Remove&& /*remove*/, SetBox&& set_box) const {
+    const std::span<const Box> boxes = walk_.boxes();
+    for (std::size_t i = 0; i < boxes.size(); ++i) set_box(handles_[i], boxes[i]);
+  }
+
+  /// Live objects.
+  std::size_t objects() const { return handles_.size(); }
+  /// Calls f(Handle) for each live object.
+  template <class F>
+  void for_each_handle(F&& f) const {
+    for (const Handle handle : handles_) f(handle);
+  }
+
+ private:
+  RandomWalk walk_;
+  std::vector<Handle> handles_;
 };
 
 }  // namespace agrid::bench
