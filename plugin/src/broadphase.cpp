@@ -72,13 +72,12 @@ struct alignas(64) Object {
 };
 static_assert(sizeof(Object) == 64);
 
-/// A segment query: the segment (for the grid), its prepared form (for the exact tests) and its
-/// float form for the tree's nodes.
+/// A segment query: its prepared form (for the exact tests) and its float form for the trees'
+/// nodes.
 struct SegmentQuery {
-  Segment segment;
   detail::PreparedSegment prepared;
   detail::NodeSegment nodes;
-  explicit SegmentQuery(const Segment& s) : segment(s), prepared(s), nodes(prepared) {}
+  explicit SegmentQuery(const Segment& s) : prepared(s), nodes(prepared) {}
 };
 
 // A query's test of one object, and its walk of the tree and of the grid, for a box and for a
@@ -95,10 +94,6 @@ bool walk(const WideTree& tree, const Box& query, Visit&& visit) {
 template <class Visit>
 bool walk(const WideTree& tree, const SegmentQuery& query, Visit&& visit) {
   return tree.query(query.nodes, visit);
-}
-void walk(const Grid& grid, const Box& query, FunctionRef<std::uint32_t> visit) { grid.for_each_overlap(query, visit); }
-void walk(const Grid& grid, const SegmentQuery& query, FunctionRef<std::uint32_t> visit) {
-  grid.for_each_hit(query.segment, visit);
 }
 
 /// Heap memory an array holds.
@@ -120,6 +115,7 @@ template <class T>
 struct WorldSize {
   std::size_t objects = 0;  ///< Live objects.
   std::size_t pairs = 0;    ///< Candidates and pairs with a moving member: the keys a step may touch.
+  std::size_t table = 0;    ///< Handles in use or reusable: the object table's size.
 };
 
 /// Appends the keys of sorted `now` not in sorted `before` to `began` and the others to `ended`.
@@ -270,24 +266,28 @@ struct RestingSet {
   }
 };
 
-/// The moving objects and the grid that pairs them. Invariant (Impl::problem): `moving` holds
-/// the moving objects, ascending; the grid holds `grid_boxes`: their boxes as of the last update
-/// in the same order, then (grid_has_resting) the resting ones of `grid_handles`; `moving_keys`
-/// are the sorted keys of the pairs with a moving member.
+/// The moving objects, the grid that pairs them, and the tree their queries walk. Invariant
+/// (Impl::problem): `moving` holds the moving objects, ascending; `moving_keys` are the sorted
+/// keys of the pairs with a moving member; `query_tree`, when `query_tree_current`, holds the
+/// moving objects' boxes as they were at the first query after the last update.
 struct MovingSet {
   std::vector<Handle> moving;
-  std::vector<Box> grid_boxes;
-  std::vector<Handle> grid_handles;
+  std::vector<Box> grid_boxes;      ///< The boxes the grid pairs (during an update) ...
+  std::vector<Handle> grid_handles;  ///< ... and their objects, when they are not `moving`'s.
   Grid moving_grid;
   Tree moving_tree;
   std::vector<std::uint64_t> moving_keys;
   std::size_t grid_sized_for = 0;    ///< The most boxes moving_grid was built over since it was made ...
   std::size_t tree_sized_for = 0;    ///< ... and moving_tree: their scratch holds room for about that many.
-  bool moving_grid_current = false;  ///< The grid holds grid_boxes (during an update).
-  bool grid_has_resting = false;     ///< ... and they are the moving and resting ones.
   bool querying_tree = false;        ///< The last pairs of the moving set were found by tree queries.
+  /// The moving set for queries: built by the first query after an update (Box2D's tree of
+  /// moving proxies, made only when asked), so that an update that is not queried builds
+  /// nothing for queries, and a query walks two trees of the same kind.
+  mutable WideTree query_tree;
+  mutable std::atomic<bool> query_tree_current{false};
+  mutable std::mutex query_tree_mutex;
 
-  explicit MovingSet(const Config& c) : moving_grid(splitting(c)), moving_tree(c) {}
+  explicit MovingSet(const Config& c) : moving_grid(c), moving_tree(c) {}
 
   void build_grid(std::span<const Box> boxes) {
     moving_grid.build(boxes);
@@ -318,17 +318,35 @@ struct MovingSet {
     detail::shrink_if_far_below(grid_boxes, world.objects);
     detail::shrink_if_far_below(grid_handles, world.objects);
     detail::shrink_if_far_below(moving_keys, world.pairs);
+    query_tree.give_back(world.table);
   }
   [[nodiscard]] std::size_t bytes_held() const noexcept {
     return bytes(moving) + bytes(grid_boxes) + bytes(grid_handles) + moving_grid.stats().bytes_held +
-           moving_tree.stats().bytes_held + bytes(moving_keys);
+           moving_tree.stats().bytes_held + bytes(moving_keys) + query_tree.bytes_held();
   }
 
-  /// The grid serves rays and box queries too, and a query tests every entry of a sweep leaf:
-  /// its cells are split (bench-7's 500 rays took 28% longer through sweep leaves, measured).
-  [[nodiscard]] static Config splitting(Config c) noexcept {
-    c.sweep_window = 0.0f;
-    return c;
+  /// At the start of an update: the query tree is stale (emptied, its memory kept).
+  void forget_query_tree() {
+    if (!query_tree_current.load(std::memory_order_relaxed)) return;
+    query_tree.clear();
+    query_tree_current.store(false, std::memory_order_relaxed);
+  }
+  /// The query tree, built over the moving objects' `objects` boxes if it is stale. Safe from
+  /// several queries at once (the first builds it under a lock).
+  template <class Objects>
+  const WideTree& current_query_tree(const Objects& objects) const {
+    if (query_tree_current.load(std::memory_order_acquire)) return query_tree;
+    const std::lock_guard<std::mutex> lock(query_tree_mutex);
+    if (!query_tree_current.load(std::memory_order_relaxed)) {
+      std::vector<WideTree::Entry> entries;
+      entries.reserve(moving.size());
+      for (const Handle h : moving) {
+        if (is_valid(objects[h].box)) entries.push_back({objects[h].box, h});
+      }
+      query_tree.build(entries);
+      query_tree_current.store(true, std::memory_order_release);
+    }
+    return query_tree;
   }
 };
 
@@ -611,8 +629,7 @@ void Broadphase::for_each_hit(const Segment& segment, FunctionRef<Handle> visit)
 
 void Broadphase::Impl::update(bool find_pairs) {
   ++updates;
-  moving_grid_current = false;
-  grid_has_resting = false;
+  forget_query_tree();
   grid_handles.clear();
   ChangeLists::start();
   UpdateScratch::start();
@@ -632,12 +649,6 @@ void Broadphase::Impl::update(bool find_pairs) {
   } else {
     moving_keys.clear();
     pairs_known = false;
-  }
-  // The queries' grid over the moving set (find_grid_pairs built it already when pairs were
-  // found).
-  if (!moving_grid_current) {
-    grid_boxes.resize(moving.size());
-    build_grid(grid_boxes);
   }
   all_pairs_current.store(false, std::memory_order_release);
   handles.recycle();
@@ -787,17 +798,10 @@ void Broadphase::Impl::join_in_bulk() {
 }
 
 void Broadphase::Impl::find_grid_pairs(std::span<const Box> boxes) {
-  // On all threads when there are many: the tree of grids finds the pairs while the grid, which
-  // the queries need, is built beside it (the tree leaves a thread idle part of the time).
+  // On all threads when there are many (the tree of grids), else one grid.
   if (boxes.size() >= config.tree_min_boxes && tbb::this_task_arena::max_concurrency() > 1) {
-    detail::parallel_for(0, 2, [&](int task) {
-      if (task == 0) {
-        build_grid(boxes);
-      } else {
-        build_tree(boxes);
-        moving_tree.find_pairs(grid_pairs);
-      }
-    });
+    build_tree(boxes);
+    moving_tree.find_pairs(grid_pairs);
     return;
   }
   build_grid(boxes);
@@ -873,7 +877,6 @@ void Broadphase::Impl::find_moving_keys() {
   // Moving x moving: the grid's pairs come sorted and the moving handles ascending, so the keys
   // come sorted.
   find_grid_pairs(grid_boxes);
-  moving_grid_current = true;
   for (const auto [i, j] : grid_pairs) {
     const Handle a = moving[i];
     const Handle b = moving[j];
@@ -909,7 +912,7 @@ void Broadphase::Impl::find_moving_keys() {
 
 void Broadphase::Impl::pair_in_one_grid() {
   // The grid holds the moving boxes, then the resting ones; its pairs with a moving member
-  // (the lower index) are kept. The grid then serves the queries as the moving set's.
+  // (the lower index) are kept.
   grid_handles.assign(moving.begin(), moving.end());
   for (Handle h = 0; h < objects.size(); ++h) {
     if (objects[h].place == Place::resting && resting_tree.contains(h)) {
@@ -918,8 +921,6 @@ void Broadphase::Impl::pair_in_one_grid() {
     }
   }
   find_grid_pairs(grid_boxes);
-  moving_grid_current = true;
-  grid_has_resting = true;
   // Moving x moving keys come sorted (as the grid's pairs, the moving handles ascending); the
   // moving x resting ones are sorted apart and merged.
   resting_keys.clear();
@@ -962,7 +963,7 @@ void Broadphase::Impl::give_back_memory() {
   // The table first: the candidates' lists by object follow its end.
   trim();
   candidates.forget_from(static_cast<std::uint32_t>(objects.size()));
-  const WorldSize world{live, std::size_t{candidates.size()} + moving_keys.size()};
+  const WorldSize world{live, std::size_t{candidates.size()} + moving_keys.size(), objects.size()};
   ObjectTable::give_back(stats.changed);
   RestingSet::give_back(objects.size());
   MovingSet::give_back(world);
@@ -1016,19 +1017,10 @@ template <class Query>
 void Broadphase::Impl::visit_current(const Query& query, FunctionRef<Handle> visit) const {
   // Resting objects and the last update's moving ones, unless changed since; then those changed
   // since (created, moved, refiltered) with their current box.
-  // After pair_in_one_grid() the grid holds the resting boxes as well: it alone is walked.
   const auto unchanged_hit = [&](Handle h) { return !objects[h].dirty && meets(query, objects[h].box); };
-  if (!grid_has_resting &&
-      !walk(resting_tree, query, [&](std::uint32_t h) { return !unchanged_hit(h) || visit(h); })) {
-    return;
-  }
-  bool go_on = true;
-  walk(moving_grid, query, [&](std::uint32_t k) {
-    const Handle h = grid_has_resting ? grid_handles[k] : moving[k];
-    if (!objects[h].dirty) go_on = visit(h);
-    return go_on;
-  });
-  if (!go_on) return;
+  const auto visit_unchanged = [&](std::uint32_t h) { return !unchanged_hit(h) || visit(h); };
+  if (!walk(resting_tree, query, visit_unchanged)) return;
+  if (!moving.empty() && !walk(current_query_tree(objects), query, visit_unchanged)) return;
   for (const Handle h : dirty) {
     if (objects[h].alive && meets(query, objects[h].box) && !visit(h)) return;
   }

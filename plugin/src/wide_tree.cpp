@@ -174,13 +174,22 @@ void WideTree::release(std::uint32_t node) noexcept {
   --in_use_;
 }
 
-void WideTree::build(std::span<Entry> entries) {
+void WideTree::clear() noexcept {
+  for (const Node& n : nodes_) {
+    for (std::uint32_t s = 0; s < n.count; ++s) {
+      if (n.is_leaf(s)) place_[n.child[s]] = kAbsent;
+    }
+  }
   nodes_.clear();
   free_ = kNoNode;
   root_ = kNoNode;
   in_use_ = 0;
+  leaves_ = 0;
+}
+
+void WideTree::build(std::span<Entry> entries) {
+  clear();
   leaves_ = static_cast<std::uint32_t>(entries.size());
-  std::fill(place_.begin(), place_.end(), kAbsent);
   for (const Entry& e : entries) {
     if (e.object >= place_.size()) place_.resize(std::size_t{e.object} + 1, kAbsent);
   }

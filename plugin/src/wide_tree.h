@@ -63,6 +63,9 @@ class WideTree {
   /// in four by two median splits along the widest axis of their centres). Reorders `entries`.
   void build(std::span<Entry> entries);
 
+  /// Removes every leaf, keeping the memory. O(leaves).
+  void clear() noexcept;
+
   /// Adds `object` (not in the tree) with the valid box `box`: down the children whose bounds
   /// grow least, into the first node whose cheapest child is a leaf. O(depth).
   void insert(std::uint32_t object, const Box& box);
