@@ -4,7 +4,6 @@
 #include <cfloat>
 #include <cmath>
 
-#include "agrid/float_rounding.h"
 #include "segment_math.h"
 
 namespace agrid {
@@ -103,11 +102,13 @@ bool PreparedSegment::meets(const Box& box, double* t_enter) const noexcept {
 NodeSegment::NodeSegment(const PreparedSegment& s) noexcept {
   const double tolerance = s.size * kNodeTolerance;
   for (int a = 0; a < 3; ++a) {
-    clip_lo[a] = round_down_to_float(std::min(s.origin[a], s.end[a]) + s.extent_lo[a] - tolerance);
-    clip_hi[a] = round_up_to_float(std::max(s.origin[a], s.end[a]) + s.extent_hi[a] + tolerance);
+    // Grown by twice the tolerance in double: rounding to the nearest float then moves a bound by
+    // at most 2^-23 of the segment's magnitude, far less than one tolerance.
+    clip_lo[a] = static_cast<float>(std::min(s.origin[a], s.end[a]) + s.extent_lo[a] - 2.0 * tolerance);
+    clip_hi[a] = static_cast<float>(std::max(s.origin[a], s.end[a]) + s.extent_hi[a] + 2.0 * tolerance);
     slab_lo[a] = static_cast<float>(s.origin[a] + s.extent_hi[a] + tolerance);
     slab_hi[a] = static_cast<float>(s.origin[a] + s.extent_lo[a] - tolerance);
-    const double inv = 1.0 / s.direction[a];
+    const double inv = s.inverse[a];
     // A direction within the tolerance moves the segment less than the clip bounds were grown;
     // so does one whose inverse is beyond the floats (a segment of denormal size).
     still[a] = !(std::abs(s.direction[a]) > tolerance) || !(std::abs(inv) < static_cast<double>(FLT_MAX));

@@ -215,21 +215,27 @@ bool WideTree::query(const Box& query, Visit&& visit) const {
 
 template <class Visit>
 bool WideTree::query(const NodeSegment& segment, Visit&& visit) const {
+  // Per swept axis, the side the segment reaches first and its slab (the sign of the inverse
+  // says which: t_lo <= t_hi when it is positive); per still axis, an overlap with the clip
+  // bounds. Empty slots' inverted bounds give an entry of +inf or fail the overlap.
   return walk(
       [&](const Node& node) {
         Lanes4 enter = Lanes4::splat(0.0f);
         Lanes4 leave = Lanes4::splat(1.0f);
-        Mask4 m = Lanes4::splat(0.0f) <= Lanes4::splat(1.0f);
+        Mask4 m = enter <= leave;
         for (int a = 0; a < 3; ++a) {
-          const Lanes4 lo = max(Lanes4::load(node.lo[a]), Lanes4::splat(segment.clip_lo[a]));
-          const Lanes4 hi = min(Lanes4::load(node.hi[a]), Lanes4::splat(segment.clip_hi[a]));
-          m = m & (lo <= hi);
-          if (segment.still[a]) continue;
+          const Lanes4 lo = Lanes4::load(node.lo[a]);
+          const Lanes4 hi = Lanes4::load(node.hi[a]);
+          if (segment.still[a]) {
+            m = m & (lo <= Lanes4::splat(segment.clip_hi[a])) & (Lanes4::splat(segment.clip_lo[a]) <= hi);
+            continue;
+          }
           const Lanes4 inverse = Lanes4::splat(segment.inverse[a]);
           const Lanes4 t_lo = (lo - Lanes4::splat(segment.slab_lo[a])) * inverse;
           const Lanes4 t_hi = (hi - Lanes4::splat(segment.slab_hi[a])) * inverse;
-          enter = max(enter, min(t_lo, t_hi));
-          leave = min(leave, max(t_lo, t_hi));
+          const bool rising = segment.inverse[a] > 0.0f;
+          enter = max(enter, rising ? t_lo : t_hi);
+          leave = min(leave, rising ? t_hi : t_lo);
         }
         return (m & (enter <= leave)).bits();
       },
