@@ -323,6 +323,31 @@ TEST(BroadphaseIncremental, OnePercentMovesAStep) {
   }
 }
 
+// 1b. Busy updates (docs/broadphase.md): where at least half the objects are new or left their
+// fat box, nothing joins the resting set and one grid pairs them all; once the world calms down
+// the objects rest. A world made at once is busy in its first update; one where every object
+// drifts out of its fat box every step stays busy; exact throughout.
+TEST(BroadphaseIncremental, BusyUpdatesPairEverythingInOneGridThenRest) {
+  constexpr std::uint32_t kObjects = 3000;
+  Scene scene;
+  Rng rng(103);
+  const std::vector<Handle> handles = populate(scene, rng, kObjects, side_for(kObjects, 2.5f));
+  ASSERT_TRUE(check_step(scene).ok);
+  EXPECT_EQ(scene.bp.stats().moving, kObjects) << "new objects of a busy update move";
+  for (int step = 0; step < 6; ++step) {
+    // Every object out of its fat box: busy every step.
+    for (const Handle h : handles) scene.set_box(h, nudged(scene.model.boxes.at(h), rng, 3.0));
+    ASSERT_TRUE(check_step(scene).ok);
+    EXPECT_EQ(scene.bp.stats().moving, kObjects) << "step " << step;
+  }
+  for (int step = 0; step < 4; ++step) {
+    for (const Handle h : sample(handles, kObjects / 100, rng)) scene.set_box(h, nudged(scene.model.boxes.at(h), rng, 0.05));
+    ASSERT_TRUE(check_step(scene).ok);
+  }
+  EXPECT_LT(scene.bp.stats().moving, kObjects / 10) << "a calm world rests";
+  expect_activity(scene);
+}
+
 // 2. A window sliding along x: each step the oldest 2% go and 2% new come ahead of it, and movers
 // travelling with the window are nudged every step. Handles are never reused while live (nor
 // before the update that ends a removed object's pairs), and a removed object's pairs end in the
