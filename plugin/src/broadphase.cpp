@@ -133,7 +133,6 @@ template <class T>
 struct WorldSize {
   std::size_t objects = 0;  ///< Live objects.
   std::size_t pairs = 0;    ///< Candidates and pairs with a moving member: the keys a step may touch.
-  std::size_t table = 0;    ///< Handles in use or reusable: the object table's size.
 };
 
 /// Appends the keys of sorted `now` not in sorted `before` to `began` and the others to `ended`.
@@ -307,6 +306,7 @@ struct MovingSet {
   mutable WideTree query_tree;
   mutable std::atomic<bool> query_tree_current{false};
   mutable std::mutex query_tree_mutex;
+  mutable std::vector<WideTree::Entry> query_entries;  ///< The build's scratch, under the lock.
 
   explicit MovingSet(const Config& c) : moving_grid(c), moving_tree(c) {}
 
@@ -352,11 +352,15 @@ struct MovingSet {
     detail::shrink_if_far_below(grid_boxes, paired);
     detail::shrink_if_far_below(grid_handles, paired);
     detail::shrink_if_far_below(moving_keys, world.pairs);
-    query_tree.give_back(world.table);
+    // The query tree is rebuilt from nothing when asked: when the moving set is far smaller
+    // than it has room for, it is dropped (kept otherwise, so a queried world of a steady size
+    // allocates nothing a step).
+    if (detail::far_below(moving.size(), query_tree.leaf_room(), query_tree.bytes_held())) query_tree = WideTree();
+    detail::shrink_if_far_below(query_entries, moving.size());
   }
   [[nodiscard]] std::size_t bytes_held() const noexcept {
     return bytes(moving) + bytes(grid_boxes) + bytes(grid_handles) + moving_grid.stats().bytes_held +
-           moving_tree.stats().bytes_held + bytes(moving_keys) + query_tree.bytes_held();
+           moving_tree.stats().bytes_held + bytes(moving_keys) + query_tree.bytes_held() + bytes(query_entries);
   }
 
   /// At the start of an update: the query tree is stale (emptied, its memory kept).
@@ -372,12 +376,11 @@ struct MovingSet {
     if (query_tree_current.load(std::memory_order_acquire)) return query_tree;
     const std::lock_guard<std::mutex> lock(query_tree_mutex);
     if (!query_tree_current.load(std::memory_order_relaxed)) {
-      std::vector<WideTree::Entry> entries;
-      entries.reserve(moving.size());
+      query_entries.clear();
       for (const Handle h : moving) {
-        if (is_valid(objects[h].box)) entries.push_back({objects[h].box, h});
+        if (is_valid(objects[h].box)) query_entries.push_back({objects[h].box, h});
       }
-      query_tree.build(entries);
+      query_tree.build(query_entries);
       query_tree_current.store(true, std::memory_order_release);
     }
     return query_tree;
@@ -1023,7 +1026,7 @@ void Broadphase::Impl::give_back_memory() {
   // The table first: the candidates' lists by object follow its end.
   trim();
   candidates.forget_from(static_cast<std::uint32_t>(objects.size()));
-  const WorldSize world{live, std::size_t{candidates.size()} + moving_keys.size(), objects.size()};
+  const WorldSize world{live, std::size_t{candidates.size()} + moving_keys.size()};
   ObjectTable::give_back(stats.changed);
   RestingSet::give_back(objects.size());
   MovingSet::give_back(world);

@@ -97,6 +97,9 @@ class WideTree {
   /// Nodes in use (the others are free, or room to grow).
   [[nodiscard]] std::uint32_t nodes_in_use() const noexcept { return in_use_; }
 
+  /// Leaves a build fits in the nodes held (about kWidth - 1 a node).
+  [[nodiscard]] std::size_t leaf_room() const noexcept { return nodes_.capacity() * (kWidth - 1); }
+
   /// Heap memory held.
   [[nodiscard]] std::size_t bytes_held() const noexcept {
     return nodes_.capacity() * sizeof(Node) + place_.capacity() * sizeof(std::uint32_t);
