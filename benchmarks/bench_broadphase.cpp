@@ -103,11 +103,10 @@ class StepTimes {
   std::vector<double> ms_;
 };
 
-/// Runs `warmup` untimed steps, then one timed step per iteration; `prepare` draws a step's
-/// changes (untimed), `step` makes them and calls update().
+/// Runs `warmup` untimed steps, then one timed step per iteration, and returns the timed steps'
+/// times; `prepare` draws a step's changes (untimed), `step` makes them.
 template <class Prepare, class Step>
-void run_steps(benchmark::State& state, const agrid::Broadphase& broadphase, int warmup, Prepare&& prepare,
-               Step&& step) {
+StepTimes time_steps(benchmark::State& state, int warmup, Prepare&& prepare, Step&& step) {
   for (int i = 0; i < warmup; ++i) {
     prepare();
     step();
@@ -119,7 +118,14 @@ void run_steps(benchmark::State& state, const agrid::Broadphase& broadphase, int
     state.ResumeTiming();
     times.time(step);
   }
-  times.report(state, broadphase);
+  return times;
+}
+
+/// time_steps(), then the broadphase's counters (StepTimes::report).
+template <class Prepare, class Step>
+void run_steps(benchmark::State& state, const agrid::Broadphase& broadphase, int warmup, Prepare&& prepare,
+               Step&& step) {
+  time_steps(state, warmup, prepare, step).report(state, broadphase);
 }
 
 /// A step scene (broadphase_scenes.h) on agrid::Broadphase: created and updated once, `warmup`
@@ -246,17 +252,7 @@ void bm_all_moving_broadphase(benchmark::State& state, const AllMovingSize& size
           broadphase.update();
           pairs = broadphase.pairs().size();
         };
-        for (int i = 0; i < kAllMovingWarmup; ++i) {
-          scene.step();
-          frame();
-        }
-        StepTimes times;
-        for (auto _ : state) {
-          state.PauseTiming();
-          scene.step();
-          state.ResumeTiming();
-          times.time(frame);
-        }
+        StepTimes times = time_steps(state, kAllMovingWarmup, [&] { scene.step(); }, frame);
         state.counters["median_ms"] = times.median_ms();
         state.counters["first_update_ms"] = first.median_ms();
         state.counters["pairs"] = static_cast<double>(pairs);
@@ -274,17 +270,7 @@ void bm_all_moving_find_all_pairs(benchmark::State& state, const AllMovingSize& 
         Scene scene(size.boxes);
         std::size_t pairs = agrid::find_all_pairs(scene.boxes()).size();
         const auto frame = [&] { pairs = agrid::find_all_pairs(scene.boxes()).size(); };
-        for (int i = 0; i < kAllMovingWarmup; ++i) {
-          scene.step();
-          frame();
-        }
-        StepTimes times;
-        for (auto _ : state) {
-          state.PauseTiming();
-          scene.step();
-          state.ResumeTiming();
-          times.time(frame);
-        }
+        StepTimes times = time_steps(state, kAllMovingWarmup, [&] { scene.step(); }, frame);
         state.counters["median_ms"] = times.median_ms();
         state.counters["pairs"] = static_cast<double>(pairs);
       },
