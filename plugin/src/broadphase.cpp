@@ -22,7 +22,6 @@
 #include "checked_config.h"
 #include "fat_box.h"
 #include "pair_key.h"
-#include "parallel_for.h"
 #include "segment_math.h"
 #include "slack_growth.h"
 #include "wide_tree.h"
@@ -33,10 +32,6 @@ namespace {
 using detail::WideTree;
 using detail::pair_key;
 using detail::pair_of;
-
-/// Moving objects queried against the resting tree per unit of parallel work (large enough that
-/// a unit outweighs handing it to a thread).
-constexpr std::uint32_t kQueriesPerWork = 256;
 
 /// When at least 1/kScanAllShare of the resting objects moved inside their fat boxes, their
 /// candidates are re-tested in one pass over all candidates rather than list by list (measured:
@@ -133,6 +128,7 @@ template <class T>
 struct WorldSize {
   std::size_t objects = 0;  ///< Live objects.
   std::size_t pairs = 0;    ///< Candidates and pairs with a moving member: the keys a step may touch.
+  std::size_t objects_end = 0;  ///< The object table's end: no handle at or above it is live.
 };
 
 /// Appends the keys of sorted `now` not in sorted `before` to `began` and the others to `ended`.
@@ -300,9 +296,9 @@ struct MovingSet {
   std::size_t paired_recently = 0;   ///< note_paired(): the most boxes paired lately ...
   std::uint32_t paired_recently_age = 0;  ///< ... and updates since that was set.
   bool busy = false;                 ///< In this update, 1/kBusyShare of the objects are new or left their fat box.
-  /// The moving set for queries: built by the first query after an update (Box2D's tree of
-  /// moving proxies, made only when asked), so that an update that is not queried builds
-  /// nothing for queries, and a query walks two trees of the same kind.
+  /// The moving set in a tree of the resting tree's kind: built by the update when it walks it
+  /// with the resting tree for their pairs (few move), else by the first query after the update
+  /// (Box2D's tree of moving proxies, made only when asked). A query walks both trees.
   mutable WideTree query_tree;
   mutable std::atomic<bool> query_tree_current{false};
   mutable std::mutex query_tree_mutex;
@@ -352,10 +348,13 @@ struct MovingSet {
     detail::shrink_if_far_below(grid_boxes, paired);
     detail::shrink_if_far_below(grid_handles, paired);
     detail::shrink_if_far_below(moving_keys, world.pairs);
-    // The query tree is rebuilt from nothing when asked: when the moving set is far smaller
-    // than it has room for, it is dropped (kept otherwise, so a queried world of a steady size
-    // allocates nothing a step).
-    if (detail::far_below(moving.size(), query_tree.leaf_room(), query_tree.bytes_held())) query_tree = WideTree();
+    // The query tree is built afresh each update that walks it, or when a query asks: when the
+    // moving sets of late are far smaller than it has room for, it is dropped (kept otherwise,
+    // so a world of a steady size allocates nothing a step).
+    if (detail::far_below(paired, query_tree.leaf_room(), query_tree.bytes_held())) {
+      query_tree = WideTree();
+      query_tree_current.store(false, std::memory_order_relaxed);
+    }
     detail::shrink_if_far_below(query_entries, moving.size());
   }
   [[nodiscard]] std::size_t bytes_held() const noexcept {
@@ -443,38 +442,32 @@ struct UpdateScratch {
   std::vector<Handle> created;   ///< New since the last update: resting from now.
   std::vector<Handle> ready;     ///< Moving, and still long enough to rest.
   std::vector<Handle> next_moving;
-  std::vector<std::vector<std::uint64_t>> unit_keys;  ///< Per unit of tree queries.
   std::vector<Pair> grid_pairs;
   std::vector<std::uint32_t> retest_records;  ///< Candidate records to re-test, in list order.
+  std::vector<WideTree::Entry> join_entries;  ///< The joining objects with a valid fat box ...
+  WideTree joining_tree;                      ///< ... and a tree over them.
 
   /// At the start of an update: empties the lists of the last one (their memory is kept), so
   /// that what they hold at its end is what this update used.
   void start() {
     for (std::vector<Handle>* list : {&retest, &joining, &entering, &created, &ready, &next_moving}) list->clear();
-    for (std::vector<std::uint64_t>& keys : unit_keys) keys.clear();
     grid_pairs.clear();
   }
-  /// Gives memory back where it is far below what the world asks (slack_growth.h): a unit of
-  /// tree queries is kept for each kQueriesPerWork objects.
+  /// Gives memory back where it is far below what the world asks (slack_growth.h).
   [[gnu::cold]] void give_back(const WorldSize& world) {
     for (std::vector<Handle>* list : {&retest, &joining, &entering, &created, &ready, &next_moving}) {
       detail::shrink_if_far_below(*list, world.objects);
     }
-    const std::size_t units = (world.objects + kQueriesPerWork - 1) / kQueriesPerWork;
-    if (detail::far_below(units, unit_keys.size(), unit_keys_bytes())) unit_keys.resize(units);
-    detail::shrink_if_far_below(unit_keys, units);
-    for (std::vector<std::uint64_t>& keys : unit_keys) detail::shrink_if_far_below(keys, world.pairs);
     detail::shrink_if_far_below(grid_pairs, world.pairs);
     detail::shrink_if_far_below(retest_records, world.pairs);
-  }
-  [[nodiscard]] std::size_t unit_keys_bytes() const noexcept {
-    std::size_t total = bytes(unit_keys);
-    for (const std::vector<std::uint64_t>& keys : unit_keys) total += bytes(keys);
-    return total;
+    // The joining tree, built afresh each update, keeps room as a list of the step's handles does.
+    if (detail::far_below(world.objects, joining_tree.leaf_room(), joining_tree.bytes_held())) joining_tree = WideTree();
+    joining_tree.end_objects_at(world.objects_end);
+    detail::shrink_if_far_below(join_entries, world.objects);
   }
   [[nodiscard]] std::size_t bytes_held() const noexcept {
     return bytes(retest) + bytes(joining) + bytes(entering) + bytes(created) + bytes(ready) + bytes(next_moving) +
-           unit_keys_bytes() + bytes(grid_pairs) + bytes(retest_records);
+           bytes(grid_pairs) + bytes(retest_records) + bytes(join_entries) + joining_tree.bytes_held();
   }
 };
 
@@ -538,7 +531,8 @@ struct Broadphase::Impl : ObjectTable, RestingSet, MovingSet, ChangeLists, PairL
   void retest_moved();
   void retest_candidate(std::uint32_t record);
   void join_resting();
-  void add_candidates(Handle h);
+  /// Two resting objects whose fat boxes overlap: a candidate, or refused by their filters.
+  void add_candidate(Handle a, Handle b);
   void join_in_bulk();
   void pair_in_one_grid();
   /// Makes grid_pairs hold the pairs of `boxes` (by index), with the grid or the tree of grids,
@@ -815,15 +809,20 @@ void Broadphase::Impl::join_resting() {
     join_in_bulk();
     return;
   }
-  // A few: into the tree first, then each finds its candidates there (a pair of two joining
-  // objects once, by the lower).
+  // A few: their fat boxes in a tree of their own, walked once with the resting tree for their
+  // candidates at rest and once within itself for those among them (one walk each, not a query
+  // a joining object), then into the resting tree in that tree's order (neighbours one after
+  // another, so the resting tree's nodes they reach are warm).
+  join_entries.clear();
   for (const Handle h : joining) {
-    Object& o = objects[h];
-    o.joining = true;
-    if (is_valid(o.fat)) resting_tree.insert(h, o.fat);
+    if (is_valid(objects[h].fat)) join_entries.push_back({objects[h].fat, h});
   }
-  for (const Handle h : joining) add_candidates(h);
-  for (const Handle h : joining) objects[h].joining = false;
+  joining_tree.build(join_entries);
+  const auto add = [&](Handle a, Handle b) { add_candidate(a, b); };
+  WideTree::for_each_overlap(joining_tree, resting_tree, add);
+  joining_tree.for_each_overlap_within(add);
+  for (const WideTree::Entry& e : join_entries) resting_tree.insert(e.object, e.box);
+  joining_tree.clear();  // its memory is kept; no leaf outlives the update
 }
 
 void Broadphase::Impl::join_in_bulk() {
@@ -871,20 +870,14 @@ void Broadphase::Impl::find_grid_pairs(std::span<const Box> boxes) {
   moving_grid.find_pairs(grid_pairs);
 }
 
-void Broadphase::Impl::add_candidates(Handle h) {
-  const Object& o = objects[h];
-  if (!resting_tree.contains(h)) return;  // an invalid box pairs with nothing
-  resting_tree.query(o.fat, [&](std::uint32_t other) {
-    if (other == h || (objects[other].joining && other < h)) return true;
-    if (!passes(filters[h], filters[other])) {
-      note_refused(h, other);
-      return true;
-    }
-    const bool hit = detail::boxes_meet(o.box, objects[other].box);
-    candidates.add(h, other, hit);
-    if (hit) touched_now.push_back(pair_key(h, other));
-    return true;
-  });
+void Broadphase::Impl::add_candidate(Handle a, Handle b) {
+  if (!passes(filters[a], filters[b])) {
+    note_refused(a, b);
+    return;
+  }
+  const bool hit = detail::boxes_meet(objects[a].box, objects[b].box);
+  candidates.add(a, b, hit);
+  if (hit) touched_now.push_back(pair_key(a, b));
 }
 
 void Broadphase::Impl::note_refused(Handle a, Handle b) {
@@ -945,30 +938,16 @@ void Broadphase::Impl::find_moving_keys() {
     const Handle b = moving[j];
     if (moving_pair_passes(a, b)) next_keys.push_back(pair_key(a, b));
   }
-  // Moving x resting: each moving object queries the tree, in fixed units of work.
-  const std::size_t units = resting_tree.leaves() == 0 ? 0 : (moving.size() + kQueriesPerWork - 1) / kQueriesPerWork;
-  if (unit_keys.size() < units) unit_keys.resize(units);
-  const auto query_unit = [&](std::size_t u) {
-    std::vector<std::uint64_t>& out = unit_keys[u];
-    out.clear();
-    const std::size_t end = std::min(moving.size(), (u + 1) * kQueriesPerWork);
-    for (std::size_t k = u * kQueriesPerWork; k < end; ++k) {
-      const Handle a = moving[k];
-      const Box& box = objects[a].box;
-      if (!is_valid(box)) continue;
-      resting_tree.query(box, [&](std::uint32_t b) {
-        if (detail::boxes_meet(box, objects[b].box) && moving_pair_passes(a, b)) out.push_back(pair_key(a, b));
-        return true;
-      });
-    }
-  };
-  if (units == 1) {
-    query_unit(0);  // waking other threads would cost more than the unit
-  } else if (units > 1) {
-    detail::parallel_for(std::size_t{0}, units, query_unit);
-  }
+  // Moving x resting: the moving set's query tree (which the queries after the update reuse)
+  // walked together with the resting tree.
   resting_keys.clear();
-  for (std::size_t u = 0; u < units; ++u) resting_keys.insert(resting_keys.end(), unit_keys[u].begin(), unit_keys[u].end());
+  if (resting_tree.leaves() != 0) {
+    WideTree::for_each_overlap(current_query_tree(objects), resting_tree, [&](Handle a, Handle b) {
+      if (detail::boxes_meet(objects[a].box, objects[b].box) && moving_pair_passes(a, b)) {
+        resting_keys.push_back(pair_key(a, b));
+      }
+    });
+  }
   std::sort(resting_keys.begin(), resting_keys.end());
   merge_in(next_keys, resting_keys);
 }
@@ -1026,7 +1005,7 @@ void Broadphase::Impl::give_back_memory() {
   // The table first: the candidates' lists by object follow its end.
   trim();
   candidates.forget_from(static_cast<std::uint32_t>(objects.size()));
-  const WorldSize world{live, std::size_t{candidates.size()} + moving_keys.size()};
+  const WorldSize world{live, std::size_t{candidates.size()} + moving_keys.size(), objects.size()};
   ObjectTable::give_back(stats.changed);
   RestingSet::give_back(objects.size());
   MovingSet::give_back(world);

@@ -406,12 +406,15 @@ void WideTree::remove(std::uint32_t object) {
   refit_upward(node);
 }
 
-bool WideTree::give_back(std::size_t objects) {
+bool WideTree::end_objects_at(std::size_t objects) {
   AGRID_ASSERT(std::all_of(place_.begin() + static_cast<std::ptrdiff_t>(std::min(objects, place_.size())), place_.end(),
                            [](std::uint32_t p) { return p == kAbsent; }));
-  bool gave = false;
   if (place_.size() > objects) place_.resize(objects);
-  gave |= shrink_if_far_below(place_, place_.size());
+  return shrink_if_far_below(place_, place_.size());
+}
+
+bool WideTree::give_back(std::size_t objects) {
+  const bool gave = end_objects_at(objects);
   if (!far_below(in_use_, nodes_.capacity(), nodes_.capacity() * sizeof(Node))) return gave;
   // Depth first from the root into a compact array: each node is copied where it is reached
   // and its parent's link set then.

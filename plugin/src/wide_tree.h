@@ -91,6 +91,17 @@ class WideTree {
   template <class Visit>
   bool query(const NodeSegment& segment, Visit&& visit) const;
 
+  /// Calls `visit(x, y)` for each leaf x of `a` and leaf y of `b` whose boxes overlap (closed):
+  /// both trees walked together, so that an upper node is tested once for all the leaves below
+  /// the other tree's node it meets, not once a leaf. A fixed order for fixed trees.
+  template <class Visit>
+  static void for_each_overlap(const WideTree& a, const WideTree& b, Visit&& visit);
+
+  /// Calls `visit(x, y)` once for each two leaves of this tree whose boxes overlap (closed), in
+  /// a fixed order for a fixed tree.
+  template <class Visit>
+  void for_each_overlap_within(Visit&& visit) const;
+
   /// Leaves in the tree.
   [[nodiscard]] std::uint32_t leaves() const noexcept { return leaves_; }
 
@@ -109,6 +120,10 @@ class WideTree {
   /// are far below the room held, and ends the object table at `objects` (no object at or above
   /// it is a leaf). O(nodes in use) when it renumbers. True iff it gave any back.
   bool give_back(std::size_t objects);
+
+  /// Gives back the object table's memory from `objects` on (no object at or above it is a
+  /// leaf), keeping the nodes: for a tree built afresh each time over some of the objects.
+  bool end_objects_at(std::size_t objects);
 
   /// Null if the invariant holds, else what is broken. O(n): for AGRID_ASSERT and tests.
   [[nodiscard]] const char* problem() const;
@@ -168,9 +183,20 @@ class WideTree {
   static std::size_t split_five(std::array<Child, kWidth + 1>& all) noexcept;
   /// Sets the bounds above `node` to its children's union, up to the first that is unchanged.
   void refit_upward(std::uint32_t node) noexcept;
-  /// Calls `visit(object)` for the leaves under the slots `meets(node)` accepts (as bits).
+  /// Calls `visit(object)` for the leaves under the slots `meets(node)` accepts (as bits),
+  /// from the node `start` down.
   template <class Meets, class Visit>
-  bool walk(Meets&& meets, Visit&& visit) const;
+  bool walk(std::uint32_t start, Meets&& meets, Visit&& visit) const;
+  /// The bits of `node`'s slots whose bounds overlap slot `s` of `other` (closed).
+  [[nodiscard]] static unsigned slots_meeting(const Node& node, const Node& other, std::uint32_t s) noexcept;
+  /// Meets slot `s` of `x` (in `a`) with slot `t` of `y` (in `b`), whose bounds overlap: visits
+  /// two leaves, walks a node's subtree with a leaf's box, or pushes two nodes onto `pairs`.
+  template <class Visit>
+  static void meet_slots(const WideTree& a, const Node& x, std::uint32_t s, const WideTree& b, const Node& y,
+                         std::uint32_t t, NodeStack& pairs, Visit& visit);
+  /// Meets the node pairs on `pairs` (a node of `a` pushed before one of `b`) until none is left.
+  template <class Visit>
+  static void meet_pairs(const WideTree& a, const WideTree& b, NodeStack& pairs, Visit& visit);
 
   std::vector<Node> nodes_;
   std::vector<std::uint32_t> place_;  ///< By object: place_of(node, slot) of its leaf, or kAbsent.
@@ -181,10 +207,10 @@ class WideTree {
 };
 
 template <class Meets, class Visit>
-bool WideTree::walk(Meets&& meets, Visit&& visit) const {
-  if (root_ == kNoNode) return true;
+bool WideTree::walk(std::uint32_t start, Meets&& meets, Visit&& visit) const {
+  if (start == kNoNode) return true;
   NodeStack stack;
-  stack.push(root_);
+  stack.push(start);
   while (!stack.empty()) {
     const Node& node = nodes_[stack.pop()];
     unsigned hits = meets(node) & ((1u << node.count) - 1u);
@@ -206,6 +232,7 @@ bool WideTree::query(const Box& query, Visit&& visit) const {
   const Lanes4 q_lo[3] = {Lanes4::splat(query.min.x), Lanes4::splat(query.min.y), Lanes4::splat(query.min.z)};
   const Lanes4 q_hi[3] = {Lanes4::splat(query.max.x), Lanes4::splat(query.max.y), Lanes4::splat(query.max.z)};
   return walk(
+      root_,
       [&](const Node& node) {
         Mask4 m = (q_lo[0] <= Lanes4::load(node.hi[0])) & (Lanes4::load(node.lo[0]) <= q_hi[0]);
         for (int a = 1; a < 3; ++a) {
@@ -222,6 +249,7 @@ bool WideTree::query(const NodeSegment& segment, Visit&& visit) const {
   // says which: t_lo <= t_hi when it is positive); per still axis, an overlap with the clip
   // bounds. Empty slots' inverted bounds give an entry of +inf or fail the overlap.
   return walk(
+      root_,
       [&](const Node& node) {
         Lanes4 enter = Lanes4::splat(0.0f);
         Lanes4 leave = Lanes4::splat(1.0f);
@@ -243,6 +271,77 @@ bool WideTree::query(const NodeSegment& segment, Visit&& visit) const {
         return (m & (enter <= leave)).bits();
       },
       visit);
+}
+
+inline unsigned WideTree::slots_meeting(const Node& node, const Node& other, std::uint32_t s) noexcept {
+  Mask4 m = (Lanes4::splat(other.lo[0][s]) <= Lanes4::load(node.hi[0])) &
+            (Lanes4::load(node.lo[0]) <= Lanes4::splat(other.hi[0][s]));
+  for (int a = 1; a < 3; ++a) {
+    m = m & (Lanes4::splat(other.lo[a][s]) <= Lanes4::load(node.hi[a])) &
+        (Lanes4::load(node.lo[a]) <= Lanes4::splat(other.hi[a][s]));
+  }
+  return m.bits() & ((1u << node.count) - 1u);
+}
+
+template <class Visit>
+void WideTree::meet_slots(const WideTree& a, const Node& x, std::uint32_t s, const WideTree& b, const Node& y,
+                          std::uint32_t t, NodeStack& pairs, Visit& visit) {
+  const bool leaf_x = x.is_leaf(s);
+  const bool leaf_y = y.is_leaf(t);
+  if (leaf_x && leaf_y) {
+    visit(x.child[s], y.child[t]);
+  } else if (leaf_x) {
+    b.walk(y.child[t], [&](const Node& node) { return slots_meeting(node, x, s); },
+           [&](std::uint32_t object) { visit(x.child[s], object); return true; });
+  } else if (leaf_y) {
+    a.walk(x.child[s], [&](const Node& node) { return slots_meeting(node, y, t); },
+           [&](std::uint32_t object) { visit(object, y.child[t]); return true; });
+  } else {
+    pairs.push(x.child[s]);
+    pairs.push(y.child[t]);
+  }
+}
+
+template <class Visit>
+void WideTree::meet_pairs(const WideTree& a, const WideTree& b, NodeStack& pairs, Visit& visit) {
+  while (!pairs.empty()) {
+    const Node& y = b.nodes_[pairs.pop()];
+    const Node& x = a.nodes_[pairs.pop()];
+    for (std::uint32_t s = 0; s < x.count; ++s) {
+      for (unsigned hits = slots_meeting(y, x, s); hits != 0; hits &= hits - 1) {
+        meet_slots(a, x, s, b, y, static_cast<std::uint32_t>(__builtin_ctz(hits)), pairs, visit);
+      }
+    }
+  }
+}
+
+template <class Visit>
+void WideTree::for_each_overlap(const WideTree& a, const WideTree& b, Visit&& visit) {
+  if (a.root_ == kNoNode || b.root_ == kNoNode) return;
+  NodeStack pairs;
+  pairs.push(a.root_);
+  pairs.push(b.root_);
+  meet_pairs(a, b, pairs, visit);
+}
+
+template <class Visit>
+void WideTree::for_each_overlap_within(Visit&& visit) const {
+  // Each node's own children two by two (the later slots only), then the pairs of nodes that
+  // those meetings pushed; the children that are nodes in turn.
+  if (root_ == kNoNode) return;
+  NodeStack nodes;
+  NodeStack pairs;
+  nodes.push(root_);
+  while (!nodes.empty()) {
+    const Node& n = nodes_[nodes.pop()];
+    for (std::uint32_t s = 0; s < n.count; ++s) {
+      if (!n.is_leaf(s)) nodes.push(n.child[s]);
+      for (unsigned later = slots_meeting(n, n, s) & ~((2u << s) - 1u); later != 0; later &= later - 1) {
+        meet_slots(*this, n, s, *this, n, static_cast<std::uint32_t>(__builtin_ctz(later)), pairs, visit);
+      }
+    }
+    meet_pairs(*this, *this, pairs, visit);
+  }
 }
 
 }  // namespace agrid::detail

@@ -201,6 +201,63 @@ TEST(WideTree, SegmentsAtHugeAndTinyScalesNeverMissALeaf) {
   expect_exact_queries(tree, leaves, {}, segments);
 }
 
+/// The pairs (x, y) of `a` x `b` whose boxes overlap, by brute force; with `a` == `b` each two
+/// leaves once, lower object first.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> overlapping_pairs(const std::map<std::uint32_t, Box>& a,
+                                                                     const std::map<std::uint32_t, Box>& b, bool within) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  for (const auto& [x, box_x] : a) {
+    for (const auto& [y, box_y] : b) {
+      if ((!within || x < y) && overlaps(box_x, box_y)) pairs.emplace_back(x, y);
+    }
+  }
+  return pairs;
+}
+
+TEST(WideTree, DualWalksFindExactlyTheOverlappingLeaves) {
+  // Two trees over overlapping halves of the hard scene (one built, one grown leaf by leaf, so
+  // that their nodes differ in shape and depth), walked together and each within itself,
+  // against every pair tested by brute force; sizes from empty and one leaf up.
+  for (const std::uint64_t seed : {4u, 5u}) {
+    const std::vector<Box> scene = hard_scene(seed, 1200);
+    for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{5}, std::size_t{17}, scene.size()}) {
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << ", size " << size);
+      Rng rng(seed + size);
+      detail::WideTree built;
+      detail::WideTree grown;
+      std::map<std::uint32_t, Box> in_built;
+      std::map<std::uint32_t, Box> in_grown;
+      std::vector<detail::WideTree::Entry> entries;
+      for (std::uint32_t i = 0; i < size; ++i) {
+        if (rng.below(3) != 0) {
+          entries.push_back({scene[i], i});
+          in_built[i] = scene[i];
+        }
+        if (rng.below(3) != 0) {
+          grown.insert(i, scene[i]);
+          in_grown[i] = scene[i];
+        }
+      }
+      built.build(entries);
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> found;
+      const auto record = [&](std::uint32_t x, std::uint32_t y) { found.emplace_back(x, y); };
+      detail::WideTree::for_each_overlap(built, grown, record);
+      std::sort(found.begin(), found.end());
+      EXPECT_EQ(found, overlapping_pairs(in_built, in_grown, false));
+      for (const auto* tree : {&built, &grown}) {
+        found.clear();
+        tree->for_each_overlap_within([&](std::uint32_t x, std::uint32_t y) { found.emplace_back(std::min(x, y), std::max(x, y)); });
+        std::sort(found.begin(), found.end());
+        const auto& leaves = tree == &built ? in_built : in_grown;
+        EXPECT_EQ(found, overlapping_pairs(leaves, leaves, true));
+      }
+      if (size == scene.size()) {
+        EXPECT_GT(found.size(), size) << "the scene should overlap densely";
+      }
+    }
+  }
+}
+
 TEST(WideTree, ProblemSeesDamage) {
   detail::WideTree tree;
   for (std::uint32_t i = 0; i < 100; ++i) tree.insert(i, Box{{float(i), 0, 0}, {float(i) + 1, 1, 1}});
