@@ -57,6 +57,7 @@ class WideTree {
   struct Entry {
     Box box;
     std::uint32_t object = 0;
+    float order = 0.0f;  ///< The build's scratch: the centre it orders by (set by the build).
   };
 
   /// Replaces the whole tree by one built top down over `entries` (each node's entries split

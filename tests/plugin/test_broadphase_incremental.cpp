@@ -651,9 +651,12 @@ void check_queries_from_threads(const Scene& scene, std::uint64_t seed, const ch
 }
 
 TEST(BroadphaseIncremental, QueriesFromFourThreadsAfterEachKindOfStep) {
-  enum class Kind { nothing, few_moved, many_moved, create_remove, filters, set_box_then_query, queries_only, two_threads };
-  constexpr Kind kKinds[] = {Kind::nothing, Kind::few_moved,          Kind::many_moved,   Kind::create_remove,
-                             Kind::filters, Kind::set_box_then_query, Kind::queries_only, Kind::two_threads};
+  // busy: every object teleported (one grid pairs them all, nothing joins); batch_join: many
+  // created at once among resting ones (they join in one walk with the resting tree).
+  enum class Kind { nothing, few_moved, many_moved, create_remove, filters, set_box_then_query, queries_only, two_threads, busy, batch_join };
+  constexpr Kind kKinds[] = {Kind::nothing,      Kind::few_moved,          Kind::many_moved,   Kind::create_remove,
+                             Kind::filters,      Kind::set_box_then_query, Kind::queries_only, Kind::two_threads,
+                             Kind::busy,         Kind::nothing,            Kind::batch_join};
   constexpr std::uint32_t kObjects = 3000;
   constexpr int kRounds = 5;
   constexpr int kIdle = 18;  // first, so that most objects rest
@@ -694,8 +697,21 @@ TEST(BroadphaseIncremental, QueriesFromFourThreadsAfterEachKindOfStep) {
           move(200);
           threads = 2;
           break;
+        case Kind::busy:
+          for (const Handle h : scene.live()) scene.set_box(h, random_box(rng, side));
+          break;
+        case Kind::batch_join:
+          for (const Handle h : sample(scene.live(), 400, rng)) scene.remove(h);
+          for (int k = 0; k < 400; ++k) scene.create(random_box(rng, side));
+          break;
       }
       ASSERT_TRUE(check_step(scene, step, threads).ok);
+      // The step was of its kind: everything moves after a busy one; a batch joins at rest.
+      if (kind == Kind::busy) {
+        EXPECT_EQ(scene.bp.stats().moving, scene.bp.stats().objects);
+      } else if (kind == Kind::batch_join) {
+        EXPECT_GE(scene.bp.stats().resting, 400u);
+      }
       check_queries_from_threads(scene, static_cast<std::uint64_t>(scene.steps) * 2, "after the update");
       if (HasFatalFailure()) return;
     }
