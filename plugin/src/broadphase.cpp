@@ -507,7 +507,7 @@ struct Broadphase::Impl : ObjectTable, RestingSet, MovingSet, ChangeLists, PairL
   /// A moving object rests once its box has stayed in its fat box long enough (jittering), or
   /// has not changed for a while (stopped); drifting bodies leave their fat box first.
   [[nodiscard]] bool ready_to_rest(const Object& o) const noexcept {
-    // While moving objects query the tree one by one, moving costs a query every update: objects
+    // While moving objects are walked with the resting tree, moving costs that walk every update: objects
     // in their fat box rest sooner then.
     const auto now = static_cast<std::uint32_t>(updates);
     const std::uint32_t inside = querying_tree ? config.rest_after_querying : config.rest_after;
@@ -922,7 +922,7 @@ void Broadphase::Impl::update_moving_set() {
 }
 
 void Broadphase::Impl::find_moving_keys() {
-  // A few moving objects query the resting tree one by one; many are paired with the resting
+  // A few moving objects are walked with the resting tree in a tree of their own; many are paired with the resting
   // objects by one grid over both, which costs less than their queries.
   next_keys.clear();
   querying_tree = static_cast<std::uint64_t>(moving.size()) * config.tree_query_cost < resting_tree.leaves();
