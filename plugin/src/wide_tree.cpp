@@ -69,9 +69,20 @@ void split_at(std::span<WideTree::Entry> entries, std::size_t count) {
                    [](const WideTree::Entry& x, const WideTree::Entry& y) { return x.order < y.order; });
 }
 
+/// A node's children in a build: at most kWidth groups of entries, in place (a build makes a
+/// node for every three leaves or so; a heap list each would cost an allocation each).
+struct Groups {
+  std::array<std::span<WideTree::Entry>, WideTree::kWidth> spans;
+  std::uint32_t count = 0;
+  void push_back(std::span<WideTree::Entry> group) noexcept {
+    AGRID_ASSERT(count < WideTree::kWidth);
+    spans[count++] = group;
+  }
+};
+
 /// Cuts `entries` into groups of `unit` (the last one smaller), appended to `groups`: the whole
 /// units of the lower half of the span first, along the widest axis, then the rest, recursively.
-void cut_into_units(std::span<WideTree::Entry> entries, std::size_t unit, std::vector<std::span<WideTree::Entry>>& groups) {
+void cut_into_units(std::span<WideTree::Entry> entries, std::size_t unit, Groups& groups) {
   if (entries.size() <= unit) {
     groups.push_back(entries);
     return;
@@ -213,19 +224,20 @@ std::uint32_t WideTree::build_node(std::span<Entry> entries, Box* box) {
   // entries (whole 4-wide nodes at the bottom: about one node for three leaves).
   std::size_t unit = 1;
   while (unit * kWidth < entries.size()) unit *= kWidth;
-  std::vector<std::span<Entry>> groups;
+  Groups groups;
   cut_into_units(entries, unit, groups);
-  AGRID_ASSERT(groups.size() >= 2 && groups.size() <= kWidth);
-  const auto count = static_cast<std::uint32_t>(groups.size());
+  AGRID_ASSERT(groups.count >= 2);
+  const std::uint32_t count = groups.count;
   nodes_[node].count = static_cast<std::uint8_t>(count);
   Box all = kEmptyBox;
   for (std::uint32_t s = 0; s < count; ++s) {
-    Box child_box = groups[s][0].box;
-    if (groups[s].size() == 1) {
+    const std::span<Entry> group = groups.spans[s];
+    Box child_box = group[0].box;
+    if (group.size() == 1) {
       AGRID_ASSERT(is_valid(child_box));
-      set_child(node, s, groups[s][0].object, true, child_box);
+      set_child(node, s, group[0].object, true, child_box);
     } else {
-      const std::uint32_t child = build_node(groups[s], &child_box);  // may move nodes_
+      const std::uint32_t child = build_node(group, &child_box);  // may move nodes_
       set_child(node, s, child, false, child_box);
     }
     all = united(all, child_box);
