@@ -20,6 +20,7 @@
 #include "agrid_assert.h"
 #include "candidate_pairs.h"
 #include "checked_config.h"
+#include "direct_pairs.h"
 #include "fat_box.h"
 #include "lanes4.h"
 #include "pair_key.h"
@@ -304,6 +305,7 @@ struct MovingSet {
   std::vector<Handle> grid_handles;  ///< ... and their objects, when they are not `moving`'s.
   Grid moving_grid;
   Tree moving_tree;
+  detail::DirectPairs direct_pairs;  ///< Pairs few boxes instead of moving_grid.
   std::vector<std::uint64_t> moving_keys;
   std::size_t grid_sized_for = 0;    ///< The most boxes moving_grid was built over since it was made ...
   std::size_t tree_sized_for = 0;    ///< ... and moving_tree: their scratch holds room for about that many.
@@ -374,7 +376,8 @@ struct MovingSet {
   }
   [[nodiscard]] std::size_t bytes_held() const noexcept {
     return bytes(moving) + bytes(grid_boxes) + bytes(grid_handles) + moving_grid.stats().bytes_held +
-           moving_tree.stats().bytes_held + bytes(moving_keys) + query_tree.bytes_held() + bytes(query_entries);
+           moving_tree.stats().bytes_held + direct_pairs.bytes_held() + bytes(moving_keys) +
+           query_tree.bytes_held() + bytes(query_entries);
   }
 
   /// At the start of an update: the query tree is stale (emptied, its memory kept).
@@ -555,8 +558,8 @@ struct Broadphase::Impl : ObjectTable, RestingSet, MovingSet, ChangeLists, PairL
   void add_candidate(Handle a, Handle b);
   void join_in_bulk();
   void pair_in_one_grid();
-  /// Makes grid_pairs hold the pairs of `boxes` (by index), with the grid or the tree of grids,
-  /// and the grid hold `boxes`.
+  /// Makes grid_pairs hold the pairs of `boxes` (by index), sorted: all against all for a few,
+  /// else with the grid or the tree of grids (which then hold `boxes`).
   void find_grid_pairs(std::span<const Box> boxes);
   void update_moving_set();
   void find_moving_keys();
@@ -889,7 +892,12 @@ void Broadphase::Impl::join_in_bulk() {
 }
 
 void Broadphase::Impl::find_grid_pairs(std::span<const Box> boxes) {
-  // On all threads when there are many (the tree of grids), else one grid.
+  // On all threads when there are many (the tree of grids), else one grid; a few all against all
+  // (a grid's fixed costs would outweigh their tests).
+  if (boxes.size() <= detail::kDirectPairsMaxBoxes) {
+    direct_pairs.find_pairs(boxes, config.kernel, grid_pairs);
+    return;
+  }
   if (boxes.size() >= config.tree_min_boxes && tbb::this_task_arena::max_concurrency() > 1) {
     build_tree(boxes);
     moving_tree.find_pairs(grid_pairs);
