@@ -484,8 +484,8 @@ struct UpdateScratch {
     if (detail::far_below(world.objects, joining_tree.leaf_room(), joining_tree.bytes_held())) joining_tree = WideTree();
     joining_tree.end_objects_at(world.objects_end);
     detail::shrink_if_far_below(join_entries, world.objects);
-    detail::shrink_if_far_below(scan_boxes, world.objects);
-    detail::shrink_if_far_below(scan_moved, world.objects);
+    detail::shrink_if_far_below(scan_boxes, world.objects_end);  // by handle: as the table
+    detail::shrink_if_far_below(scan_moved, world.objects_end);
   }
   [[nodiscard]] std::size_t bytes_held() const noexcept {
     return bytes(retest) + bytes(joining) + bytes(entering) + bytes(created) + bytes(ready) + bytes(next_moving) +
@@ -818,6 +818,8 @@ void Broadphase::Impl::retest_moved() {
                           [&](std::uint32_t r, bool hit) {
                             (hit ? touched_now : touched_before).push_back(candidates.key(r));
                           });
+  scan_boxes.clear();  // their room is kept, as large as the table (give_back)
+  scan_moved.clear();
 }
 
 void Broadphase::Impl::retest_candidate(std::uint32_t r) {
