@@ -166,11 +166,15 @@ void sorted_differences(const std::vector<std::uint64_t>& now, const std::vector
   for (; b != before.end(); ++b) ended.push_back(pair_of(*b));
 }
 
-/// Appends the sorted `more` to the sorted `keys`, which stay sorted.
+/// Appends the sorted `more` to the sorted `keys`, which stay sorted. Merged from the back, in
+/// place: std::inplace_merge allocates a buffer on every call.
 void merge_in(std::vector<std::uint64_t>& keys, const std::vector<std::uint64_t>& more) {
-  const auto middle = static_cast<std::ptrdiff_t>(keys.size());
-  keys.insert(keys.end(), more.begin(), more.end());
-  std::inplace_merge(keys.begin(), keys.begin() + middle, keys.end());
+  std::size_t kept = keys.size();
+  std::size_t added = more.size();
+  keys.resize(kept + added);
+  for (std::size_t out = kept + added; added > 0;) {
+    keys[--out] = kept > 0 && keys[kept - 1] > more[added - 1] ? keys[--kept] : more[--added];
+  }
 }
 
 /// Sorts `keys` and drops repeats.
