@@ -306,7 +306,8 @@ struct RestingSet {
 struct MovingSet {
   std::vector<Handle> moving;
   std::vector<Box> grid_boxes;      ///< The boxes the grid pairs (during an update) ...
-  std::vector<Handle> grid_handles;  ///< ... and their objects, when they are not `moving`'s.
+  std::vector<Handle> grid_handles;  ///< ... and their objects, when they are not `moving`'s ...
+  std::vector<std::uint8_t> grid_moving;  ///< ... and then whether each moves.
   Grid moving_grid;
   Tree moving_tree;
   detail::DirectPairs direct_pairs;  ///< Pairs few boxes instead of moving_grid.
@@ -368,6 +369,7 @@ struct MovingSet {
     detail::shrink_if_far_below(moving, paired);
     detail::shrink_if_far_below(grid_boxes, paired);
     detail::shrink_if_far_below(grid_handles, paired);
+    detail::shrink_if_far_below(grid_moving, paired);
     detail::shrink_if_far_below(moving_keys, world.pairs);
     // The query tree is built afresh each update that walks it, or when a query asks: when the
     // moving sets of late are far smaller than it has room for, it is dropped (kept otherwise,
@@ -379,9 +381,9 @@ struct MovingSet {
     detail::shrink_if_far_below(query_entries, moving.size());
   }
   [[nodiscard]] std::size_t bytes_held() const noexcept {
-    return bytes(moving) + bytes(grid_boxes) + bytes(grid_handles) + moving_grid.stats().bytes_held +
-           moving_tree.stats().bytes_held + direct_pairs.bytes_held() + bytes(moving_keys) +
-           query_tree.bytes_held() + bytes(query_entries);
+    return bytes(moving) + bytes(grid_boxes) + bytes(grid_handles) + bytes(grid_moving) +
+           moving_grid.stats().bytes_held + moving_tree.stats().bytes_held + direct_pairs.bytes_held() +
+           bytes(moving_keys) + query_tree.bytes_held() + bytes(query_entries);
   }
 
   /// At the start of an update: the query tree is stale (emptied, its memory kept).
@@ -996,28 +998,27 @@ void Broadphase::Impl::find_moving_keys() {
 }
 
 void Broadphase::Impl::pair_in_one_grid() {
-  // The grid holds the moving boxes, then the resting ones; its pairs with a moving member
-  // (the lower index) are kept.
-  grid_handles.assign(moving.begin(), moving.end());
+  // The grid holds the moving and the resting boxes in ascending handles: its pairs come sorted,
+  // and so do their keys, with no sort or merge after. Those with a moving member are kept.
+  grid_handles.clear();
+  grid_boxes.clear();
+  grid_moving.clear();
   for (Handle h = 0; h < objects.size(); ++h) {
-    if (objects[h].place == Place::resting && resting_tree.contains(h)) {
+    const Object& o = objects[h];
+    const bool is_moving = o.place == Place::moving;
+    if (is_moving || (o.place == Place::resting && resting_tree.contains(h))) {
       grid_handles.push_back(h);
-      grid_boxes.push_back(objects[h].box);
+      grid_boxes.push_back(o.box);
+      grid_moving.push_back(is_moving);
     }
   }
   find_grid_pairs(grid_boxes);
-  // Moving x moving keys come sorted (as the grid's pairs, the moving handles ascending); the
-  // moving x resting ones are sorted apart and merged.
-  resting_keys.clear();
   for (const auto [i, j] : grid_pairs) {
-    if (i >= moving.size()) continue;  // resting x resting: kept as candidates
+    if (!(grid_moving[i] | grid_moving[j])) continue;  // resting x resting: kept as candidates
     const Handle a = grid_handles[i];
     const Handle b = grid_handles[j];
-    if (!moving_pair_passes(a, b)) continue;
-    (j < moving.size() ? next_keys : resting_keys).push_back(pair_key(a, b));
+    if (moving_pair_passes(a, b)) next_keys.push_back(pair_key(a, b));
   }
-  std::sort(resting_keys.begin(), resting_keys.end());
-  merge_in(next_keys, resting_keys);
 }
 
 void Broadphase::Impl::report_changes() {
