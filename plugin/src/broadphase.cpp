@@ -1012,6 +1012,15 @@ void Broadphase::Impl::pair_in_one_grid() {
       grid_moving.push_back(is_moving);
     }
   }
+  if (grid_boxes.size() <= detail::kDirectPairsMaxBoxes) {
+    // Few: all against all, straight to keys (their ids the handles), only pairs with a moving
+    // member (about moving x all tests).
+    direct_pairs.find_keys(grid_boxes, grid_handles, grid_moving, config.kernel, next_keys);
+    if (config.filter_moving_pairs) {
+      std::erase_if(next_keys, [&](std::uint64_t key) { return !moving_pair_passes(pair_of(key).first, pair_of(key).second); });
+    }
+    return;
+  }
   find_grid_pairs(grid_boxes);
   for (const auto [i, j] : grid_pairs) {
     if (!(grid_moving[i] | grid_moving[j])) continue;  // resting x resting: kept as candidates

@@ -31,18 +31,30 @@ inline constexpr std::uint32_t kDirectPairsMaxBoxes = 128;
 /// kDirectPairsMaxBoxes boxes and their pairs).
 class DirectPairs {
  public:
+  /// Appends to `keys`, in ascending order, the key (pair_key of their ids) of every overlapping
+  /// pair of `boxes` with a member whose flag in `probing` (one per box) is set, or of every
+  /// overlapping pair if `probing` is empty. `ids` (one per box) ascend. An invalid box pairs
+  /// with nothing. With m of n boxes probing, about m * n tests instead of n^2 / 2. `kernel`
+  /// automatic takes AVX2 where the CPU has it: for all against all over so few boxes it measured
+  /// 15-25% faster than AVX-512 (above), whose per-box setup the short rows do not repay.
+  void find_keys(std::span<const Box> boxes, std::span<const std::uint32_t> ids, std::span<const std::uint8_t> probing,
+                 Kernel kernel, std::vector<std::uint64_t>& keys);
+
   /// Replaces `out` with every overlapping pair of `boxes` (indices, first < second), each once,
-  /// in ascending order, as Grid::find_pairs gives them. An invalid box pairs with nothing.
-  /// `kernel` automatic takes AVX2 where the CPU has it: for all against all over so few boxes it
-  /// measured 15-25% faster than AVX-512 (above), whose per-box setup the short rows do not repay.
+  /// in ascending order, as Grid::find_pairs gives them.
   void find_pairs(std::span<const Box> boxes, Kernel kernel, std::vector<Pair>& out);
 
   [[nodiscard]] std::size_t bytes_held() const noexcept {
-    return entries_.bytes_held() + keys_.bytes_held() + scratch_.bytes_held();
+    return entries_.bytes_held() + probing_entries_.bytes_held() + keys_.bytes_held() + scratch_.bytes_held();
   }
 
  private:
-  EntryArrays entries_;
+  /// The keys of find_keys into keys_; ids are the indices when `ids` is empty.
+  void collect_keys(std::span<const Box> boxes, std::span<const std::uint32_t> ids, std::span<const std::uint8_t> probing,
+                    Kernel kernel);
+
+  EntryArrays entries_;          ///< The valid boxes, in order ...
+  EntryArrays probing_entries_;  ///< ... and those that probe; both padded for the kernels.
   KeyBuffer keys_;
   SweepScratch scratch_;  ///< Unused: every cell is tested all against all.
 };

@@ -1,8 +1,9 @@
 // DirectPairs, the all-against-all path that pairs up to kDirectPairsMaxBoxes boxes instead of a
 // grid, against the oracle's brute force: random scenes of every size up to the limit (across the
 // kernels' register widths), with invalid, huge, tiny and far boxes mixed in, on every kernel this
-// CPU runs, one DirectPairs reused from call to call; and the Broadphase's pairs when its moving
-// boxes are just below, at and just above the limit.
+// CPU runs, one DirectPairs reused from call to call, all pairs or those with a probing member;
+// and the Broadphase's pairs when its boxes are just below, at and just above the limit, all
+// moving, or a few moving among resting ones.
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,8 @@
 #include "agrid/agrid.h"
 #include "agrid_scenes/adversarial.h"
 #include "direct_pairs.h"
+#include "pair_key.h"
+#include "oracle/broadphase_model.h"
 #include "oracle/oracle.h"
 #include "support/kernels.h"
 #include "support/test_support.h"
@@ -78,6 +81,37 @@ TEST(DirectPairs, MatchBruteForceOnEveryKernelAndSize) {
   }
 }
 
+// find_keys: ids ascending with gaps (as handles are), some boxes probing; the keys are those of
+// the brute force's pairs with a probing member, in ascending order.
+TEST(DirectPairs, KeysOfThePairsWithAProbingMember) {
+  std::vector<Kernel> kernels = kernels_this_cpu_runs();
+  kernels.push_back(Kernel::automatic);
+  for (const Kernel kernel : kernels) {
+    SCOPED_TRACE(name(kernel));
+    detail::DirectPairs direct;
+    Rng rng(37);
+    for (const std::uint32_t n : {0u, 1u, 2u, 17u, 33u, 91u, kLimit}) {
+      for (const double share : {0.0, 0.05, 0.3, 1.0}) {  // of the boxes probing
+        SCOPED_TRACE(::testing::Message() << n << " boxes, " << share << " of them probing");
+        const std::vector<Box> boxes = with_hard_boxes(random_boxes(rng, n - n / 8, 4.0f), n, rng);
+        std::vector<std::uint32_t> ids;
+        std::vector<std::uint8_t> probing;
+        for (std::uint32_t i = 0, id = 0; i < n; ++i, id += 1 + rng.below(3)) {
+          ids.push_back(id);
+          probing.push_back(rng.chance(share) ? 1 : 0);
+        }
+        std::vector<std::uint64_t> expected;
+        for (const Pair p : oracle::brute_force_pairs(boxes)) {
+          if (probing[p.first] != 0 || probing[p.second] != 0) expected.push_back(detail::pair_key(ids[p.first], ids[p.second]));
+        }
+        std::vector<std::uint64_t> keys;
+        direct.find_keys(boxes, ids, probing, kernel, keys);
+        EXPECT_EQ(keys, expected);
+      }
+    }
+  }
+}
+
 TEST(DirectPairs, AllEqualAndAllInvalid) {
   detail::DirectPairs direct;
   std::vector<Pair> found;
@@ -110,6 +144,45 @@ TEST(DirectPairs, BroadphaseAcrossTheLimit) {
       const std::span<const Pair> pairs = bp.pairs();
       EXPECT_TRUE(same_pairs(oracle::brute_force_pairs(boxes), std::vector<Pair>(pairs.begin(), pairs.end()), boxes))
           << "step " << step;
+    }
+  }
+}
+
+// A few objects teleported each step among resting ones: the moving ones are paired with all
+// (all against all from the moving side, below the limit), some refused by their filters; the
+// pairs and the changes reported match the brute force's, step by step.
+TEST(DirectPairs, BroadphaseFewMovingAmongResting) {
+  for (const std::uint32_t n : {kLimit / 2, kLimit, kLimit + 1}) {
+    SCOPED_TRACE(::testing::Message() << n << " objects");
+    Broadphase bp;
+    Rng rng(n + 5);
+    std::vector<Box> boxes = random_boxes(rng, n, 3.0f);
+    std::vector<Filter> filters;
+    for (std::uint32_t i = 0; i < n; ++i) filters.push_back(i % 7 == 0 ? Filter{2, ~2u} : Filter{});  // 2 x 2 refused
+    for (std::uint32_t i = 0; i < n; ++i) bp.create(boxes[i], filters[i]);
+    std::vector<Pair> previous;
+    for (int step = 0; step < 12; ++step) {
+      if (step >= 4) {  // at rest by now; then a tenth teleported each step
+        for (std::uint32_t k = 0; k < n / 10; ++k) {
+          const Handle h = rng.below(n);
+          boxes[h] = random_boxes(rng, 1, 3.0f)[0];
+          bp.set_box(h, boxes[h]);
+        }
+      }
+      const PairChanges changes = bp.update();
+      std::vector<Pair> expected;
+      for (const Pair p : oracle::brute_force_pairs(boxes)) {
+        if (passes(filters[p.first], filters[p.second])) expected.push_back(p);
+      }
+      const std::span<const Pair> pairs = bp.pairs();
+      EXPECT_TRUE(same_pairs(expected, std::vector<Pair>(pairs.begin(), pairs.end()), boxes)) << "step " << step;
+      EXPECT_TRUE(same_pairs(oracle::difference(expected, previous), changes.began)) << "step " << step;
+      EXPECT_TRUE(same_pairs(oracle::difference(previous, expected), changes.ended)) << "step " << step;
+      if (step >= 5) {
+        EXPECT_GT(bp.stats().moving, 0u) << "step " << step;
+        EXPECT_GT(bp.stats().resting, n / 2) << "step " << step;
+      }
+      previous = expected;
     }
   }
 }
