@@ -1044,6 +1044,13 @@ void Broadphase::Impl::report_changes() {
   }
   sort_unique(touched_before);
   sort_unique(touched_now);
+  if (touched_before.empty() && touched_now.empty()) {
+    // Only moving keys (every object moving, or the resting ones' hits unchanged): compared as
+    // they are, not copied into the lists first (bench-8: 1,500 keys an update).
+    sorted_differences(next_keys, moving_keys, changes.began, changes.ended);
+    std::swap(moving_keys, next_keys);
+    return;
+  }
   merge_in(touched_before, moving_keys);
   merge_in(touched_now, next_keys);
   // A candidate's members rest and a moving key has a moving member, so the halves share no pair;
