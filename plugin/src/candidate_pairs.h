@@ -13,8 +13,10 @@ namespace agrid::detail {
 
 /// Records of candidate pairs (first < second), each in two doubly linked lists, one per member,
 /// so that adding and removing a record costs O(1) and an object's records are walked without a
-/// search. Invariant (problem()): each live record is in exactly its two members' lists, the
-/// links agree both ways, and `hits()` counts the live records marked hit.
+/// search. A record's members, links and state are kept in three arrays, so that a pass over all
+/// records (retest_where) reads 9 bytes a record, not 28. Invariant (problem()): each live record
+/// is in exactly its two members' lists, the links agree both ways, and `hits()` counts the live
+/// records marked hit.
 class CandidatePairs {
  public:
   static constexpr std::uint32_t kNone = 0xffffffffu;
@@ -41,35 +43,32 @@ class CandidatePairs {
 
   /// The record after `record` in `object`'s list (object is one of its members), or kNone.
   [[nodiscard]] std::uint32_t next(std::uint32_t record, std::uint32_t object) const noexcept {
-    const Record& r = records_[record];
-    return r.next[r.members[1] == object ? 1 : 0];
+    return links_[record].next[side(record, object)];
   }
 
   /// Asks the processor to fetch a record soon (a hint: nothing changes).
-  void prefetch(std::uint32_t record) const noexcept { __builtin_prefetch(records_.data() + record); }
+  void prefetch(std::uint32_t record) const noexcept {
+    __builtin_prefetch(members_.data() + record);
+    __builtin_prefetch(links_.data() + record);
+  }
   /// The pair's members, first < second.
-  [[nodiscard]] std::uint32_t first_member(std::uint32_t record) const noexcept { return records_[record].members[0]; }
-  [[nodiscard]] std::uint32_t second_member(std::uint32_t record) const noexcept { return records_[record].members[1]; }
+  [[nodiscard]] std::uint32_t first_member(std::uint32_t record) const noexcept { return members_[record].first; }
+  [[nodiscard]] std::uint32_t second_member(std::uint32_t record) const noexcept { return members_[record].second; }
   /// The member other than `object`.
   [[nodiscard]] std::uint32_t other(std::uint32_t record, std::uint32_t object) const noexcept {
-    const Record& r = records_[record];
-    return r.members[0] == object ? r.members[1] : r.members[0];
+    const Members& m = members_[record];
+    return m.first == object ? m.second : m.first;
   }
   [[nodiscard]] std::uint64_t key(std::uint32_t record) const noexcept {
-    return pair_key(records_[record].members[0], records_[record].members[1]);
+    return pair_key(members_[record].first, members_[record].second);
   }
 
-  [[nodiscard]] bool hit(std::uint32_t record) const noexcept { return records_[record].hit; }
+  [[nodiscard]] bool hit(std::uint32_t record) const noexcept { return (state_[record] & kHit) != 0; }
   /// Sets whether the pair's exact boxes overlap.
   void set_hit(std::uint32_t record, bool hit) noexcept {
-    hits_ = hits_ - records_[record].hit + hit;
-    records_[record].hit = hit;
+    hits_ = hits_ - this->hit(record) + hit;
+    state_[record] = hit ? kLive | kHit : kLive;
   }
-
-  /// Live records marked hit.
-  [[nodiscard]] std::uint32_t hits() const noexcept { return hits_; }
-  /// Live records.
-  [[nodiscard]] std::uint32_t size() const noexcept { return live_; }
 
   /// Re-tests, in record order, every live record with a member `moved`: `meets(first, second)`
   /// is whether the pair's boxes overlap now, and `changed(record, hit)` is called for a record
@@ -77,52 +76,73 @@ class CandidatePairs {
   /// per record, nothing fetched twice.
   template <class Moved, class Meets, class Changed>
   void retest_where(Moved&& moved, Meets&& meets, Changed&& changed) {
-    Record* const records = records_.data();
-    const auto end = static_cast<std::uint32_t>(records_.size());
+    const Members* const members = members_.data();
+    std::uint8_t* const state = state_.data();
+    const auto end = static_cast<std::uint32_t>(state_.size());
     for (std::uint32_t r = 0; r < end; ++r) {
-      Record& record = records[r];
-      const std::uint32_t a = record.members[0];
-      const std::uint32_t b = record.members[1];
-      if (!record.live || !(moved(a) | moved(b))) continue;
+      const std::uint32_t a = members[r].first;
+      const std::uint32_t b = members[r].second;
+      if (state[r] == kFree || !(moved(a) | moved(b))) continue;
       const bool hit = meets(a, b);
-      if (hit == record.hit) continue;
+      const bool was = (state[r] & kHit) != 0;
+      if (hit == was) continue;
       changed(r, hit);
-      hits_ = hits_ - record.hit + hit;
-      record.hit = hit;
+      hits_ = hits_ - was + hit;
+      state[r] = hit ? kLive | kHit : kLive;
     }
   }
+
+  /// Live records marked hit.
+  [[nodiscard]] std::uint32_t hits() const noexcept { return hits_; }
+  /// Live records.
+  [[nodiscard]] std::uint32_t size() const noexcept { return live_; }
 
   /// Calls `visit(record)` for every live record (in record order).
   template <class Visit>
   void for_each(Visit&& visit) const {
-    for (std::uint32_t r = 0; r < records_.size(); ++r) {
-      if (records_[r].live) visit(r);
+    for (std::uint32_t r = 0; r < state_.size(); ++r) {
+      if (state_[r] != kFree) visit(r);
     }
   }
 
   /// Heap memory held.
   [[nodiscard]] std::size_t bytes_held() const noexcept {
-    return records_.capacity() * sizeof(Record) + head_.capacity() * sizeof(std::uint32_t);
+    return members_.capacity() * sizeof(Members) + links_.capacity() * sizeof(Links) + state_.capacity() +
+           head_.capacity() * sizeof(std::uint32_t);
   }
 
   /// Null if the invariant holds, else what is broken. O(records): for AGRID_ASSERT and tests.
   [[nodiscard]] const char* problem() const;
 
  private:
-  struct Record {
-    std::uint32_t members[2];  ///< first < second
-    std::uint32_t next[2];     ///< In each member's list; next[0] is also the free list's link.
-    std::uint32_t prev[2];
-    bool hit = false;
-    bool live = false;
+  struct Members {
+    std::uint32_t first;
+    std::uint32_t second;  ///< first < second
   };
+  struct Links {
+    std::uint32_t next[2];  ///< In each member's list (0: first's, 1: second's); next[0] is also the free list's link.
+    std::uint32_t prev[2];
+  };
+  /// A record's state: free, or live and maybe hit.
+  static constexpr std::uint8_t kFree = 0;
+  static constexpr std::uint8_t kLive = 1;
+  static constexpr std::uint8_t kHit = 2;
 
-  /// Copies the live records, in order, into an array of shrunk_capacity() and relinks them.
+  /// Which of a record's lists is `object`'s: 0 for its first member, 1 for its second.
+  [[nodiscard]] int side(std::uint32_t record, std::uint32_t object) const noexcept {
+    return members_[record].second == object ? 1 : 0;
+  }
+  [[nodiscard]] std::uint32_t member(std::uint32_t record, int side) const noexcept {
+    return side == 0 ? members_[record].first : members_[record].second;
+  }
+  /// Copies the live records, in order, into arrays of shrunk_capacity() and relinks them.
   void compact();
   void link(std::uint32_t record, int side);
   void unlink(std::uint32_t record, int side);
 
-  std::vector<Record> records_;
+  std::vector<Members> members_;
+  std::vector<Links> links_;
+  std::vector<std::uint8_t> state_;
   std::vector<std::uint32_t> head_;  ///< By object: its first record.
   std::uint32_t free_ = kNone;
   std::uint32_t live_ = 0;
