@@ -814,16 +814,21 @@ void Broadphase::Impl::retest_moved() {
   // reads 32 bytes a member (not a 64-byte object), which for a few thousand objects stay in L1,
   // and tests a pair with two four-lane compares.
   scan_boxes.resize(objects.size());
-  scan_moved.assign(objects.size(), 0);
   for (Handle h = 0; h < objects.size(); ++h) scan_boxes[h] = ScanBox(objects[h].box);
-  for (const Handle h : retest) scan_moved[h] = 1;
   const ScanBox* const boxes = scan_boxes.data();
-  const std::uint8_t* const moved = scan_moved.data();
-  candidates.retest_where([&](std::uint32_t h) { return moved[h] != 0; },
-                          [&](std::uint32_t a, std::uint32_t b) { return boxes[a].meets(boxes[b]); },
-                          [&](std::uint32_t r, bool hit) {
-                            (hit ? touched_now : touched_before).push_back(candidates.key(r));
-                          });
+  const auto meets = [&](std::uint32_t a, std::uint32_t b) { return boxes[a].meets(boxes[b]); };
+  const auto changed = [&](std::uint32_t r, bool hit) {
+    (hit ? touched_now : touched_before).push_back(candidates.key(r));
+  };
+  if (retest.size() == resting) {
+    // Every resting object moved (a settling stack): no candidate is skipped, no flag looked at.
+    candidates.retest_where([](std::uint32_t) { return true; }, meets, changed);
+  } else {
+    scan_moved.assign(objects.size(), 0);
+    for (const Handle h : retest) scan_moved[h] = 1;
+    const std::uint8_t* const moved = scan_moved.data();
+    candidates.retest_where([&](std::uint32_t h) { return moved[h] != 0; }, meets, changed);
+  }
   scan_boxes.clear();  // their room is kept, as large as the table (give_back)
   scan_moved.clear();
 }
