@@ -907,6 +907,10 @@ void Broadphase::Impl::join_in_bulk() {
 void Broadphase::Impl::find_grid_pairs(std::span<const Box> boxes) {
   // On all threads when there are many (the tree of grids), else one grid; a few all against all
   // (a grid's fixed costs would outweigh their tests).
+  if (boxes.size() < 2) {  // no pair (a world at rest moves nothing in most updates)
+    grid_pairs.clear();
+    return;
+  }
   if (boxes.size() <= detail::kDirectPairsMaxBoxes) {
     direct_pairs.find_pairs(boxes, config.kernel, grid_pairs);
     return;
