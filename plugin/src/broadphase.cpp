@@ -490,7 +490,10 @@ struct UpdateScratch {
     if (detail::far_below(world.objects, joining_tree.leaf_room(), joining_tree.bytes_held())) joining_tree = WideTree();
     joining_tree.end_objects_at(world.objects_end);
     detail::shrink_if_far_below(join_entries, world.objects);
-    detail::shrink_if_far_below(scan_boxes, world.objects_end);  // by handle: as the table
+    // By handle: as large as the table, whose end may have come down. (The boxes are kept, so
+    // that a pass in each update does not write the array afresh.)
+    if (scan_boxes.size() > world.objects_end) scan_boxes.resize(world.objects_end);
+    detail::shrink_if_far_below(scan_boxes, world.objects_end);
     detail::shrink_if_far_below(scan_moved, world.objects_end);
   }
   [[nodiscard]] std::size_t bytes_held() const noexcept {
@@ -738,6 +741,10 @@ void Broadphase::Impl::take_changes() {
   }
   busy = restless > 0 && restless * kBusyShare >= live;
   const bool rebuild = leaving_leaves * kRebuildShare > resting_tree.leaves();
+  // Enough may move for retest_moved's pass over all candidates: the boxes of those that move
+  // are written for it here, where their objects are at hand.
+  const bool may_scan = dirty.size() * kScanAllShare >= resting;
+  if (may_scan) scan_boxes.resize(objects.size());
   for (const Handle h : dirty) {
     Object& o = objects[h];
     o.dirty = false;
@@ -746,6 +753,7 @@ void Broadphase::Impl::take_changes() {
       leave_resting(h, !rebuild);
     } else if (o.place == Place::resting) {
       retest.push_back(h);  // moved inside its fat box
+      if (may_scan) scan_boxes[h] = ScanBox(o.box);
     }
     if (!o.alive) {
       o.place = Place::none;
@@ -810,27 +818,28 @@ void Broadphase::Impl::retest_moved() {
     }
     return;
   }
-  // The boxes are copied densely first, four lanes a corner, with a moved flag each: the pass then
-  // reads 32 bytes a member (not a 64-byte object), which for a few thousand objects stay in L1,
-  // and tests a pair with two four-lane compares.
-  scan_boxes.resize(objects.size());
-  for (Handle h = 0; h < objects.size(); ++h) scan_boxes[h] = ScanBox(objects[h].box);
+  // The boxes are read densely, four lanes a corner (take_changes wrote those of the objects that
+  // moved), with a moved flag each: the pass then reads 32 bytes a member (not a 64-byte
+  // object), which for a few thousand objects stay in L1, and tests a pair with two four-lane
+  // compares.
+  AGRID_ASSERT(scan_boxes.size() >= objects.size());
   const ScanBox* const boxes = scan_boxes.data();
   const auto meets = [&](std::uint32_t a, std::uint32_t b) { return boxes[a].meets(boxes[b]); };
   const auto changed = [&](std::uint32_t r, bool hit) {
     (hit ? touched_now : touched_before).push_back(candidates.key(r));
   };
   if (retest.size() == resting) {
-    // Every resting object moved (a settling stack): no candidate is skipped, no flag looked at.
+    // Every resting object moved (a settling stack): every box is written already, and no
+    // candidate is skipped, no flag looked at.
     candidates.retest_where([](std::uint32_t) { return true; }, meets, changed);
   } else {
+    for (Handle h = 0; h < objects.size(); ++h) scan_boxes[h] = ScanBox(objects[h].box);
     scan_moved.assign(objects.size(), 0);
     for (const Handle h : retest) scan_moved[h] = 1;
     const std::uint8_t* const moved = scan_moved.data();
     candidates.retest_where([&](std::uint32_t h) { return moved[h] != 0; }, meets, changed);
   }
-  scan_boxes.clear();  // their room is kept, as large as the table (give_back)
-  scan_moved.clear();
+  scan_moved.clear();  // its room is kept, as large as the table (give_back)
 }
 
 void Broadphase::Impl::retest_candidate(std::uint32_t r) {
