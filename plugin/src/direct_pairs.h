@@ -17,7 +17,7 @@ namespace agrid::detail {
 
 /// Boxes up to this many are paired all against all rather than by a grid. Measured (a throwaway
 /// loop timing Grid::build + find_pairs against DirectPairs::find_pairs on n random unit cubes,
-/// each meeting about 2, 12 or 30 others; best of 7, this project's 2-core Xeon with AVX-512):
+/// each meeting about 2, 12 or 30 others; best of 7, this project's 2-core AMD EPYC VM, AVX-512):
 ///   n    grid (us)            all against all, AVX2 (us)   scalar kernel (us)
 ///   64   2.0 / 2.7 / 3.7      0.9 / 1.2 / 1.5              1.9 / 2.6 / 3.2
 ///   128  4.2 / 5.9 / 8.4      2.4 / 2.9 / 3.6              6.2 / 7.9 / 9.4
