@@ -37,7 +37,10 @@ using detail::pair_of;
 
 /// When at least 1/kScanAllShare of the resting objects moved inside their fat boxes, their
 /// candidates are re-tested in one pass over all candidates rather than list by list (measured:
-/// bench-2's settling stack, every one of 1,077 resting bodies moved, 68 us list by list).
+/// bench-2's settling stack, every one of 1,077 resting bodies moved, 68 us list by list). The
+/// pass reads a copy of the boxes by handle (32 bytes an object of the table), so it is made only
+/// where at least 1/kScanAllShare of the table rests too: a few resting objects among many moving
+/// ones are re-tested list by list, without that copy.
 constexpr std::size_t kScanAllShare = 4;
 
 /// Candidate records re-tested ahead of which the members' objects are fetched.
@@ -145,6 +148,7 @@ struct WorldSize {
   std::size_t objects = 0;  ///< Live objects.
   std::size_t pairs = 0;    ///< Candidates and pairs with a moving member: the keys a step may touch.
   std::size_t objects_end = 0;  ///< The object table's end: no handle at or above it is live.
+  std::uint64_t updates = 0;    ///< Updates so far, this one included.
 };
 
 /// Appends the keys of sorted `now` not in sorted `before` to `began` and the others to `ended`.
@@ -471,7 +475,8 @@ struct UpdateScratch {
   std::vector<WideTree::Entry> join_entries;  ///< The joining objects with a valid fat box ...
   WideTree joining_tree;                      ///< ... and a tree over them.
   std::vector<ScanBox> scan_boxes;            ///< By handle: the boxes, for a pass over all candidates ...
-  std::vector<std::uint8_t> scan_moved;       ///< ... and whether the object moved.
+  std::vector<std::uint8_t> scan_moved;       ///< ... and whether the object moved ...
+  std::uint64_t scanned_at = 0;               ///< ... and the update that last made such a pass.
 
   /// At the start of an update: empties the lists of the last one (their memory is kept), so
   /// that what they hold at its end is what this update used.
@@ -490,9 +495,13 @@ struct UpdateScratch {
     if (detail::far_below(world.objects, joining_tree.leaf_room(), joining_tree.bytes_held())) joining_tree = WideTree();
     joining_tree.end_objects_at(world.objects_end);
     detail::shrink_if_far_below(join_entries, world.objects);
-    // By handle: as large as the table, whose end may have come down. (The boxes are kept, so
-    // that a pass in each update does not write the array afresh.)
+    // By handle: as large as the table, whose end may have come down, while passes are made
+    // (a settling stack makes one an update); given back when none was for kEngineMemoryUpdates.
     if (scan_boxes.size() > world.objects_end) scan_boxes.resize(world.objects_end);
+    if (world.updates - scanned_at > kEngineMemoryUpdates) {
+      scan_boxes.clear();
+      scan_moved.clear();
+    }
     detail::shrink_if_far_below(scan_boxes, world.objects_end);
     detail::shrink_if_far_below(scan_moved, world.objects_end);
   }
@@ -561,6 +570,10 @@ struct Broadphase::Impl : ObjectTable, RestingSet, MovingSet, ChangeLists, PairL
   /// The resting tree afresh over the resting objects with a valid box.
   void rebuild_resting_tree();
   void retest_moved();
+  /// True iff `moved` resting objects' candidates are re-tested in one pass over all (kScanAllShare).
+  [[nodiscard]] bool scan_pays(std::size_t moved) const noexcept {
+    return resting > 0 && moved * kScanAllShare >= resting && std::size_t{resting} * kScanAllShare >= objects.size();
+  }
   void retest_candidate(std::uint32_t record);
   void join_resting();
   /// Two resting objects whose fat boxes overlap: a candidate, or refused by their filters.
@@ -743,7 +756,7 @@ void Broadphase::Impl::take_changes() {
   const bool rebuild = leaving_leaves * kRebuildShare > resting_tree.leaves();
   // Enough may move for retest_moved's pass over all candidates: the boxes of those that move
   // are written for it here, where their objects are at hand.
-  const bool may_scan = dirty.size() * kScanAllShare >= resting;
+  const bool may_scan = scan_pays(dirty.size());
   if (may_scan) scan_boxes.resize(objects.size());
   for (const Handle h : dirty) {
     Object& o = objects[h];
@@ -793,7 +806,8 @@ void Broadphase::Impl::leave_resting(Handle h, bool remove_leaf) {
 void Broadphase::Impl::retest_moved() {
   // Object by object through their lists; or, when many moved (a settling stack), one pass over
   // all candidates in memory order, which costs less than that many list walks.
-  if (retest.size() * kScanAllShare < resting) {
+  if (retest.empty()) return;
+  if (!scan_pays(retest.size())) {
     // The records first (each list walked as one chain), then their re-tests with the other
     // member's object fetched a few records ahead: each re-test's miss then overlaps others'
     // (frozen-500k: nearly all of a step is these misses).
@@ -840,6 +854,7 @@ void Broadphase::Impl::retest_moved() {
     candidates.retest_where([&](std::uint32_t h) { return moved[h] != 0; }, meets, changed);
   }
   scan_moved.clear();  // its room is kept, as large as the table (give_back)
+  scanned_at = updates;
 }
 
 void Broadphase::Impl::retest_candidate(std::uint32_t r) {
@@ -1083,7 +1098,7 @@ void Broadphase::Impl::give_back_memory() {
   // The table first: the candidates' lists by object follow its end.
   trim();
   candidates.forget_from(static_cast<std::uint32_t>(objects.size()));
-  const WorldSize world{live, std::size_t{candidates.size()} + moving_keys.size(), objects.size()};
+  const WorldSize world{live, std::size_t{candidates.size()} + moving_keys.size(), objects.size(), updates};
   ObjectTable::give_back(stats.changed);
   RestingSet::give_back(objects.size());
   MovingSet::give_back(world);
