@@ -12,19 +12,19 @@ std::uint32_t CandidatePairs::add(std::uint32_t a, std::uint32_t b, bool hit) {
   AGRID_ASSERT(a != b && a < head_.size() && b < head_.size());
   std::uint32_t record = free_;
   if (record != kNone) {
-    free_ = links_[record].next[0];
+    free_ = records_[record].next[0];
   } else {
-    if (state_.size() >= kNone) throw std::length_error("agrid::Broadphase: at most 2^32 - 1 candidate pairs");
-    record = static_cast<std::uint32_t>(state_.size());
-    grow_for_one(members_);
-    grow_for_one(links_);
-    grow_for_one(state_);
-    members_.emplace_back();
-    links_.emplace_back();
-    state_.push_back(kFree);
+    if (records_.size() >= kNone) throw std::length_error("agrid::Broadphase: at most 2^32 - 1 candidate pairs");
+    record = static_cast<std::uint32_t>(records_.size());
+    grow_for_one(records_);
+    grow_for_one(prev_);
+    records_.emplace_back();
+    prev_.emplace_back();
   }
-  members_[record] = {std::min(a, b), std::max(a, b)};
-  state_[record] = hit ? kLive | kHit : kLive;
+  Record& r = records_[record];
+  r.first = std::min(a, b);
+  r.second = std::max(a, b);
+  r.state = hit ? kLive | kHit : kLive;
   link(record, 0);
   link(record, 1);
   ++live_;
@@ -33,13 +33,13 @@ std::uint32_t CandidatePairs::add(std::uint32_t a, std::uint32_t b, bool hit) {
 }
 
 void CandidatePairs::remove(std::uint32_t record) {
-  AGRID_ASSERT(record < state_.size() && state_[record] != kFree);
+  AGRID_ASSERT(record < records_.size() && records_[record].state != kFree);
   unlink(record, 0);
   unlink(record, 1);
   --live_;
   hits_ -= hit(record);
-  state_[record] = kFree;
-  links_[record].next[0] = free_;
+  records_[record].state = kFree;
+  records_[record].next[0] = free_;
   free_ = record;
 }
 
@@ -58,70 +58,67 @@ void CandidatePairs::forget_from(std::uint32_t objects) {
 }
 
 void CandidatePairs::give_back() {
-  const std::size_t bytes = members_.capacity() * sizeof(Members) + links_.capacity() * sizeof(Links) + state_.capacity();
-  if (far_below(live_, state_.capacity(), bytes)) compact();
+  const std::size_t bytes = records_.capacity() * sizeof(Record) + prev_.capacity() * sizeof(Prev);
+  if (far_below(live_, records_.capacity(), bytes)) compact();
 }
 
 void CandidatePairs::compact() {
-  std::vector<std::uint32_t> renumbered(state_.size(), kNone);
-  std::vector<Members> kept_members;
-  std::vector<Links> kept_links;
-  std::vector<std::uint8_t> kept_state;
-  kept_members.reserve(shrunk_capacity(live_));
-  kept_links.reserve(shrunk_capacity(live_));
-  kept_state.reserve(shrunk_capacity(live_));
-  for (std::uint32_t r = 0; r < state_.size(); ++r) {
-    if (state_[r] == kFree) continue;
-    renumbered[r] = static_cast<std::uint32_t>(kept_state.size());
-    kept_members.push_back(members_[r]);
-    kept_links.push_back(links_[r]);
-    kept_state.push_back(state_[r]);
+  std::vector<std::uint32_t> renumbered(records_.size(), kNone);
+  std::vector<Record> kept_records;
+  std::vector<Prev> kept_prev;
+  kept_records.reserve(shrunk_capacity(live_));
+  kept_prev.reserve(shrunk_capacity(live_));
+  for (std::uint32_t r = 0; r < records_.size(); ++r) {
+    if (records_[r].state == kFree) continue;
+    renumbered[r] = static_cast<std::uint32_t>(kept_records.size());
+    kept_records.push_back(records_[r]);
+    kept_prev.push_back(prev_[r]);
   }
   // A live record links only live ones (a free record's next[0] is the free list, dropped here).
   const auto moved = [&](std::uint32_t r) { return r == kNone ? kNone : renumbered[r]; };
-  for (Links& l : kept_links) {
+  for (std::size_t r = 0; r < kept_records.size(); ++r) {
     for (int s = 0; s < 2; ++s) {
-      l.next[s] = moved(l.next[s]);
-      l.prev[s] = moved(l.prev[s]);
+      kept_records[r].next[s] = moved(kept_records[r].next[s]);
+      kept_prev[r].prev[s] = moved(kept_prev[r].prev[s]);
     }
   }
   for (std::uint32_t& head : head_) head = moved(head);
-  members_.swap(kept_members);
-  links_.swap(kept_links);
-  state_.swap(kept_state);
+  records_.swap(kept_records);
+  prev_.swap(kept_prev);
   free_ = kNone;
 }
 
 void CandidatePairs::link(std::uint32_t record, int s) {
   const std::uint32_t object = member(record, s);
   const std::uint32_t old_head = head_[object];
-  links_[record].prev[s] = kNone;
-  links_[record].next[s] = old_head;
-  if (old_head != kNone) links_[old_head].prev[side(old_head, object)] = record;
+  prev_[record].prev[s] = kNone;
+  records_[record].next[s] = old_head;
+  if (old_head != kNone) prev_[old_head].prev[side(old_head, object)] = record;
   head_[object] = record;
 }
 
 void CandidatePairs::unlink(std::uint32_t record, int s) {
   const std::uint32_t object = member(record, s);
-  const Links& l = links_[record];
-  if (l.prev[s] == kNone) {
-    head_[object] = l.next[s];
+  const std::uint32_t prev = prev_[record].prev[s];
+  const std::uint32_t next = records_[record].next[s];
+  if (prev == kNone) {
+    head_[object] = next;
   } else {
-    links_[l.prev[s]].next[side(l.prev[s], object)] = l.next[s];
+    records_[prev].next[side(prev, object)] = next;
   }
-  if (l.next[s] != kNone) links_[l.next[s]].prev[side(l.next[s], object)] = l.prev[s];
+  if (next != kNone) prev_[next].prev[side(next, object)] = prev;
 }
 
 const char* CandidatePairs::problem() const {
-  if (members_.size() != state_.size() || links_.size() != state_.size()) return "CandidatePairs: the arrays disagree in size";
+  if (prev_.size() != records_.size()) return "CandidatePairs: the arrays disagree in size";
   std::uint32_t live = 0;
   std::uint32_t hits = 0;
-  for (std::uint32_t r = 0; r < state_.size(); ++r) {
-    if (state_[r] == kFree) continue;
-    if (state_[r] != kLive && state_[r] != (kLive | kHit)) return "CandidatePairs: a record's state is unknown";
+  for (std::uint32_t r = 0; r < records_.size(); ++r) {
+    if (records_[r].state == kFree) continue;
+    if (records_[r].state != kLive && records_[r].state != (kLive | kHit)) return "CandidatePairs: a record's state is unknown";
     ++live;
     hits += hit(r);
-    if (!(members_[r].first < members_[r].second)) return "CandidatePairs: a record's members are not first < second";
+    if (!(records_[r].first < records_[r].second)) return "CandidatePairs: a record's members are not first < second";
   }
   if (live != live_ || hits != hits_) return "CandidatePairs: counts disagree with the records";
   // Each list, walked from its head, links back and forth and holds only its object's records;
@@ -130,9 +127,9 @@ const char* CandidatePairs::problem() const {
   for (std::uint32_t object = 0; object < head_.size(); ++object) {
     std::uint32_t previous = kNone;
     for (std::uint32_t r = head_[object]; r != kNone; r = next(r, object)) {
-      if (state_[r] == kFree) return "CandidatePairs: a list holds a free record";
-      if (members_[r].first != object && members_[r].second != object) return "CandidatePairs: a list holds another's record";
-      if (links_[r].prev[side(r, object)] != previous) return "CandidatePairs: a prev link is wrong";
+      if (records_[r].state == kFree) return "CandidatePairs: a list holds a free record";
+      if (records_[r].first != object && records_[r].second != object) return "CandidatePairs: a list holds another's record";
+      if (prev_[r].prev[side(r, object)] != previous) return "CandidatePairs: a prev link is wrong";
       previous = r;
       if (++listed > 2ull * live_) return "CandidatePairs: the lists hold more than every record twice";
     }
