@@ -73,6 +73,13 @@ enum class Place : std::uint8_t {
   resting,  ///< In the resting tree (when its box is valid) with its candidates kept.
 };
 
+/// How the last update found the pairs with a moving member: the one mode of pairing.
+enum class Pairing : std::uint8_t {
+  none,       ///< It did not (update_queries()): the next update() reports every pair as begun.
+  tree_walk,  ///< Few moved: a grid over the moving set, and its tree walked with the resting tree.
+  one_grid,   ///< Many moved: one grid over the moving and the resting boxes.
+};
+
 /// One object: what set_box reads and writes, in one cache line. Invariant: a valid box lies in
 /// its fat box; the resting tree holds `fat` as the object's leaf iff it rests with a valid box.
 struct alignas(64) Object {
@@ -318,7 +325,7 @@ struct MovingSet {
   std::vector<std::uint64_t> moving_keys;
   std::size_t grid_sized_for = 0;    ///< The most boxes moving_grid was built over since it was made ...
   std::size_t tree_sized_for = 0;    ///< ... and moving_tree: their scratch holds room for about that many.
-  bool querying_tree = false;        ///< The last pairs of the moving set were found by tree queries.
+  Pairing pairing = Pairing::one_grid;  ///< How the last update paired the moving set.
   std::size_t paired_recently = 0;   ///< note_paired(): the most boxes paired lately ...
   std::uint32_t paired_recently_age = 0;  ///< ... and updates since that was set.
   bool busy = false;                 ///< In this update, 1/kBusyShare of the objects are new or left their fat box.
@@ -418,7 +425,6 @@ struct MovingSet {
 /// changed, as they were and as they are (sorted keys), and this update's moving keys.
 struct ChangeLists {
   PairChanges changes;
-  bool pairs_known = true;  ///< False after update_queries(): the next update() reports all.
   std::vector<std::uint64_t> touched_before;
   std::vector<std::uint64_t> touched_now;
   std::vector<std::uint64_t> next_keys;
@@ -548,10 +554,10 @@ struct Broadphase::Impl : ObjectTable, RestingSet, MovingSet, ChangeLists, PairL
   /// A moving object rests once its box has stayed in its fat box long enough (jittering), or
   /// has not changed for a while (stopped); drifting bodies leave their fat box first.
   [[nodiscard]] bool ready_to_rest(const Object& o) const noexcept {
-    // While moving objects are walked with the resting tree, moving costs that walk every update: objects
-    // in their fat box rest sooner then.
+    // Unless one grid pairs the moving set, moving costs a walk of its tree (or a build of it for
+    // queries) every update: objects in their fat box rest sooner then.
     const auto now = static_cast<std::uint32_t>(updates);
-    const std::uint32_t inside = querying_tree ? config.rest_after_querying : config.rest_after;
+    const std::uint32_t inside = pairing != Pairing::one_grid ? config.rest_after_querying : config.rest_after;
     return now - o.fat_set_at >= inside || now - o.changed_at >= config.rest_after_unchanged;
   }
 
@@ -585,7 +591,9 @@ struct Broadphase::Impl : ObjectTable, RestingSet, MovingSet, ChangeLists, PairL
   void find_grid_pairs(std::span<const Box> boxes);
   void update_moving_set();
   void find_moving_keys();
-  void report_changes();
+  /// The pairs that began and ended; all that hold began unless `last_reported` (the last update
+  /// found its pairs).
+  void report_changes(bool last_reported);
   /// After an update: gives memory back where the world now asks far less than is held (cold:
   /// see WorldSize).
   [[gnu::cold]] void give_back_memory();
@@ -721,13 +729,13 @@ void Broadphase::Impl::update(bool find_pairs) {
   changes.began.clear();
   changes.ended.clear();
   if (find_pairs) {
+    const bool last_reported = pairing != Pairing::none;
     find_moving_keys();
-    report_changes();
-    pairs_known = true;
+    report_changes(last_reported);
     note_paired(grid_boxes.size());
   } else {
     moving_keys.clear();
-    pairs_known = false;
+    pairing = Pairing::none;
   }
   all_pairs_current.store(false, std::memory_order_release);
   handles.recycle();
@@ -1003,8 +1011,9 @@ void Broadphase::Impl::find_moving_keys() {
   // A few moving objects are walked with the resting tree in a tree of their own; many are paired with the resting
   // objects by one grid over both, which costs less than their queries.
   next_keys.clear();
-  querying_tree = static_cast<std::uint64_t>(moving.size()) * config.tree_query_cost < resting_tree.leaves();
-  if (!querying_tree) {
+  const bool walk = static_cast<std::uint64_t>(moving.size()) * config.tree_query_cost < resting_tree.leaves();
+  pairing = walk ? Pairing::tree_walk : Pairing::one_grid;
+  if (!walk) {
     pair_in_one_grid();
     return;
   }
@@ -1063,10 +1072,10 @@ void Broadphase::Impl::pair_in_one_grid() {
   }
 }
 
-void Broadphase::Impl::report_changes() {
+void Broadphase::Impl::report_changes(bool last_reported) {
   // Only pairs with a moving member and candidates whose hit changed can have begun or ended:
   // compare them as they were (the last moving keys, the old hits) with how they are now.
-  if (!pairs_known) {
+  if (!last_reported) {
     // After update_queries() nothing was reported: every pair begins.
     touched_now.clear();
     candidates.for_each([&](std::uint32_t r) {
@@ -1112,7 +1121,7 @@ void Broadphase::Impl::collect_stats() {
   stats.moving = static_cast<std::uint32_t>(moving.size());
   stats.resting = resting;
   stats.invalid = invalid;
-  stats.pairs = pairs_known ? candidates.hits() + static_cast<std::uint32_t>(moving_keys.size()) : 0;
+  stats.pairs = pairing != Pairing::none ? candidates.hits() + static_cast<std::uint32_t>(moving_keys.size()) : 0;
   stats.candidates = candidates.size();
   stats.bytes_held = ObjectTable::bytes_held() + RestingSet::bytes_held() + MovingSet::bytes_held() +
                      ChangeLists::bytes_held() + PairList::bytes_held() + UpdateScratch::bytes_held();
@@ -1122,7 +1131,7 @@ void Broadphase::Impl::bring_pairs_up_to_date() const {
   if (all_pairs_current.load(std::memory_order_acquire)) return;
   const std::lock_guard<std::mutex> lock(all_pairs_mutex);
   if (all_pairs_current.load(std::memory_order_relaxed)) return;
-  if (!pairs_known) {
+  if (pairing == Pairing::none) {
     all_pairs.clear();
   } else if (all_pairs_at + 1 == updates) {
     // Last update's pairs, less those that ended, with those that began: one merge.
@@ -1231,7 +1240,7 @@ const char* Broadphase::Impl::problem() const {
     else if (candidates.hit(r) != detail::boxes_meet(x.box, y.box)) bad_candidate = "Broadphase: a candidate's hit is stale";
   });
   if (bad_candidate != nullptr) return bad_candidate;
-  if (pairs_known && !std::is_sorted(moving_keys.begin(), moving_keys.end())) return "Broadphase: moving keys unsorted";
+  if (pairing != Pairing::none && !std::is_sorted(moving_keys.begin(), moving_keys.end())) return "Broadphase: moving keys unsorted";
   return nullptr;
 }
 
