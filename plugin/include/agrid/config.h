@@ -101,7 +101,7 @@ struct Config {
 
   /// ... or for this many while the moving objects are walked with the resting tree (see
   /// tree_query_cost), when staying moving costs that walk every update ...
-  std::uint32_t rest_after_querying = 4;
+  std::uint32_t rest_after_querying = 2;
 
   /// ... or once its box has not changed at all for this many updates (a body that stopped, or
   /// fell asleep). Drifting bodies leave their fat box before and stay moving, where the grid
