@@ -24,6 +24,7 @@
 #include "fat_box.h"
 #include "lanes4.h"
 #include "pair_key.h"
+#include "parallel_for.h"
 #include "segment_math.h"
 #include "slack_growth.h"
 #include "wide_tree.h"
@@ -34,6 +35,10 @@ namespace {
 using detail::WideTree;
 using detail::pair_key;
 using detail::pair_of;
+
+/// Moving objects queried against the resting tree per unit of parallel work (large enough that
+/// a unit outweighs handing it to a thread).
+constexpr std::uint32_t kQueriesPerWork = 256;
 
 /// When at least 1/kScanAllShare of the resting objects moved inside their fat boxes, their
 /// candidates are re-tested in one pass over all candidates rather than list by list (measured:
@@ -76,7 +81,7 @@ enum class Place : std::uint8_t {
 /// How the last update found the pairs with a moving member: the one mode of pairing.
 enum class Pairing : std::uint8_t {
   none,       ///< It did not (update_queries()): the next update() reports every pair as begun.
-  tree_walk,  ///< Few moved: a grid over the moving set, and its tree walked with the resting tree.
+  tree_queries,  ///< Few moved: a grid over the moving set, and each moving object's query of the resting tree.
   one_grid,   ///< Many moved: one grid over the moving and the resting boxes.
 };
 
@@ -329,9 +334,9 @@ struct MovingSet {
   std::size_t paired_recently = 0;   ///< note_paired(): the most boxes paired lately ...
   std::uint32_t paired_recently_age = 0;  ///< ... and updates since that was set.
   bool busy = false;                 ///< In this update, 1/kBusyShare of the objects are new or left their fat box.
-  /// The moving set in a tree of the resting tree's kind: built by the update when it walks it
-  /// with the resting tree for their pairs (few move), else by the first query after the update
-  /// (Box2D's tree of moving proxies, made only when asked). A query walks both trees.
+  /// The moving set for queries: built by the first query after an update (Box2D's tree of
+  /// moving proxies, made only when asked), so that an update that is not queried builds
+  /// nothing for queries, and a query walks two trees of the same kind.
   mutable WideTree query_tree;
   mutable std::atomic<bool> query_tree_current{false};
   mutable std::mutex query_tree_mutex;
@@ -382,9 +387,9 @@ struct MovingSet {
     detail::shrink_if_far_below(grid_handles, paired);
     detail::shrink_if_far_below(grid_moving, paired);
     detail::shrink_if_far_below(moving_keys, world.pairs);
-    // The query tree is built afresh each update that walks it, or when a query asks: when the
-    // moving sets of late are far smaller than it has room for, it is dropped (kept otherwise,
-    // so a world of a steady size allocates nothing a step).
+    // The query tree is rebuilt from nothing when asked: when the moving sets of late are far
+    // smaller than it has room for, it is dropped (kept otherwise, so a queried world of a steady
+    // size allocates nothing a step).
     if (detail::far_below(paired, query_tree.leaf_room(), query_tree.bytes_held())) {
       query_tree = WideTree();
       query_tree_current.store(false, std::memory_order_relaxed);
@@ -476,6 +481,7 @@ struct UpdateScratch {
   std::vector<Handle> created;   ///< New since the last update: resting from now.
   std::vector<Handle> ready;     ///< Moving, and still long enough to rest.
   std::vector<Handle> next_moving;
+  std::vector<std::vector<std::uint64_t>> unit_keys;  ///< Per unit of tree queries.
   std::vector<Pair> grid_pairs;
   std::vector<std::uint32_t> retest_records;  ///< Candidate records to re-test, in list order.
   std::vector<WideTree::Entry> join_entries;  ///< The joining objects with a valid fat box ...
@@ -488,13 +494,19 @@ struct UpdateScratch {
   /// that what they hold at its end is what this update used.
   void start() {
     for (std::vector<Handle>* list : {&retest, &joining, &entering, &created, &ready, &next_moving}) list->clear();
+    for (std::vector<std::uint64_t>& keys : unit_keys) keys.clear();
     grid_pairs.clear();
   }
-  /// Gives memory back where it is far below what the world asks (slack_growth.h).
+  /// Gives memory back where it is far below what the world asks (slack_growth.h): a unit of
+  /// tree queries is kept for each kQueriesPerWork objects.
   [[gnu::cold]] void give_back(const WorldSize& world) {
     for (std::vector<Handle>* list : {&retest, &joining, &entering, &created, &ready, &next_moving}) {
       detail::shrink_if_far_below(*list, world.objects);
     }
+    const std::size_t units = (world.objects + kQueriesPerWork - 1) / kQueriesPerWork;
+    if (detail::far_below(units, unit_keys.size(), unit_keys_bytes())) unit_keys.resize(units);
+    detail::shrink_if_far_below(unit_keys, units);
+    for (std::vector<std::uint64_t>& keys : unit_keys) detail::shrink_if_far_below(keys, world.pairs);
     detail::shrink_if_far_below(grid_pairs, world.pairs);
     detail::shrink_if_far_below(retest_records, world.pairs);
     // The joining tree, built afresh each update, keeps room as a list of the step's handles does.
@@ -511,9 +523,14 @@ struct UpdateScratch {
     detail::shrink_if_far_below(scan_boxes, world.objects_end);
     detail::shrink_if_far_below(scan_moved, world.objects_end);
   }
+  [[nodiscard]] std::size_t unit_keys_bytes() const noexcept {
+    std::size_t total = bytes(unit_keys);
+    for (const std::vector<std::uint64_t>& keys : unit_keys) total += bytes(keys);
+    return total;
+  }
   [[nodiscard]] std::size_t bytes_held() const noexcept {
     return bytes(retest) + bytes(joining) + bytes(entering) + bytes(created) + bytes(ready) + bytes(next_moving) +
-           bytes(grid_pairs) + bytes(retest_records) + bytes(join_entries) + joining_tree.bytes_held() + bytes(scan_boxes) +
+           unit_keys_bytes() + bytes(grid_pairs) + bytes(retest_records) + bytes(join_entries) + joining_tree.bytes_held() + bytes(scan_boxes) +
            bytes(scan_moved);
   }
 };
@@ -554,8 +571,8 @@ struct Broadphase::Impl : ObjectTable, RestingSet, MovingSet, ChangeLists, PairL
   /// A moving object rests once its box has stayed in its fat box long enough (jittering), or
   /// has not changed for a while (stopped); drifting bodies leave their fat box first.
   [[nodiscard]] bool ready_to_rest(const Object& o) const noexcept {
-    // Unless one grid pairs the moving set, moving costs a walk of its tree (or a build of it for
-    // queries) every update: objects in their fat box rest sooner then.
+    // Unless one grid pairs the moving set, moving costs a query of the resting tree every
+    // update: objects in their fat box rest sooner then.
     const auto now = static_cast<std::uint32_t>(updates);
     const std::uint32_t inside = pairing != Pairing::one_grid ? config.rest_after_querying : config.rest_after;
     return now - o.fat_set_at >= inside || now - o.changed_at >= config.rest_after_unchanged;
@@ -1008,12 +1025,12 @@ void Broadphase::Impl::update_moving_set() {
 }
 
 void Broadphase::Impl::find_moving_keys() {
-  // A few moving objects are walked with the resting tree in a tree of their own; many are paired with the resting
+  // A few moving objects query the resting tree one by one; many are paired with the resting
   // objects by one grid over both, which costs less than their queries.
   next_keys.clear();
-  const bool walk = static_cast<std::uint64_t>(moving.size()) * config.tree_query_cost < resting_tree.leaves();
-  pairing = walk ? Pairing::tree_walk : Pairing::one_grid;
-  if (!walk) {
+  const bool query = static_cast<std::uint64_t>(moving.size()) * config.tree_query_cost < resting_tree.leaves();
+  pairing = query ? Pairing::tree_queries : Pairing::one_grid;
+  if (!query) {
     pair_in_one_grid();
     return;
   }
@@ -1025,16 +1042,30 @@ void Broadphase::Impl::find_moving_keys() {
     const Handle b = moving[j];
     if (moving_pair_passes(a, b)) next_keys.push_back(pair_key(a, b));
   }
-  // Moving x resting: the moving set's query tree (which the queries after the update reuse)
-  // walked together with the resting tree.
-  resting_keys.clear();
-  if (resting_tree.leaves() != 0) {
-    WideTree::for_each_overlap(current_query_tree(objects), resting_tree, [&](Handle a, Handle b) {
-      if (detail::boxes_meet(objects[a].box, objects[b].box) && moving_pair_passes(a, b)) {
-        resting_keys.push_back(pair_key(a, b));
-      }
-    });
+  // Moving x resting: each moving object queries the tree, in fixed units of work.
+  const std::size_t units = resting_tree.leaves() == 0 ? 0 : (moving.size() + kQueriesPerWork - 1) / kQueriesPerWork;
+  if (unit_keys.size() < units) unit_keys.resize(units);
+  const auto query_unit = [&](std::size_t u) {
+    std::vector<std::uint64_t>& out = unit_keys[u];
+    out.clear();
+    const std::size_t end = std::min(moving.size(), (u + 1) * kQueriesPerWork);
+    for (std::size_t k = u * kQueriesPerWork; k < end; ++k) {
+      const Handle a = moving[k];
+      const Box& box = objects[a].box;
+      if (!is_valid(box)) continue;
+      resting_tree.query(box, [&](std::uint32_t b) {
+        if (detail::boxes_meet(box, objects[b].box) && moving_pair_passes(a, b)) out.push_back(pair_key(a, b));
+        return true;
+      });
+    }
+  };
+  if (units == 1) {
+    query_unit(0);  // waking other threads would cost more than the unit
+  } else if (units > 1) {
+    detail::parallel_for(std::size_t{0}, units, query_unit);
   }
+  resting_keys.clear();
+  for (std::size_t u = 0; u < units; ++u) resting_keys.insert(resting_keys.end(), unit_keys[u].begin(), unit_keys[u].end());
   std::sort(resting_keys.begin(), resting_keys.end());
   merge_in(next_keys, resting_keys);
 }

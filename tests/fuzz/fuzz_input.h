@@ -48,7 +48,7 @@ class FuzzInput {
   Config config() noexcept;
 
   /// config(), then one byte of the Broadphase's own knobs: the fat margin, when moving objects
-  /// rest, and whether they are walked with the resting tree or pair with it in one grid, so
+  /// rest, and whether they query the resting tree one by one or pair with it in one grid, so
   /// that every path of Broadphase::update runs (fuzz_broadphase.cpp, fuzz_bullet.cpp).
   Config broadphase_config() noexcept;
 

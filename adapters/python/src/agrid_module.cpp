@@ -364,10 +364,10 @@ PYBIND11_MODULE(_agrid, m) {
       .def_readwrite("tree_min_boxes", &agrid::Config::tree_min_boxes, "find_all_pairs and Broadphase use the tree of grids from this many boxes, with more than one thread.")
       .def_readwrite("fat_margin", &agrid::Config::fat_margin, "Broadphase only: fat boxes grow by this share of the longest edge.")
       .def_readwrite("rest_after", &agrid::Config::rest_after, "Broadphase only: a moving object rests after this many updates inside its fat box.")
-      .def_readwrite("rest_after_querying", &agrid::Config::rest_after_querying, "Broadphase only: ... or this many while moving objects are walked with the resting tree.")
+      .def_readwrite("rest_after_querying", &agrid::Config::rest_after_querying, "Broadphase only: ... or this many while moving objects query the resting tree one by one.")
       .def_readwrite("rest_after_unchanged", &agrid::Config::rest_after_unchanged, "Broadphase only: ... or this many updates with its box unchanged.")
       .def_readwrite("filter_moving_pairs", &agrid::Config::filter_moving_pairs, "Broadphase only: False leaves the pairs with a moving member to the caller's filter.")
-      .def_readwrite("tree_query_cost", &agrid::Config::tree_query_cost, "Broadphase only: pairing one moving object with the resting tree (their trees walked together), in boxes given to the grid.")
+      .def_readwrite("tree_query_cost", &agrid::Config::tree_query_cost, "Broadphase only: one moving object's query of the resting tree, in boxes given to the grid.")
       .def("problem", [](const agrid::Config& c) -> py::object {
         const char* p = c.problem();
         return p == nullptr ? py::object(py::none()) : py::object(py::str(p));

@@ -99,9 +99,9 @@ struct Config {
   /// body jittering in a settling stack) ...
   std::uint32_t rest_after = 16;
 
-  /// ... or for this many while the moving objects are walked with the resting tree (see
-  /// tree_query_cost), when staying moving costs that walk every update ...
-  std::uint32_t rest_after_querying = 2;
+  /// ... or for this many while the moving objects query the resting tree one by one (see
+  /// tree_query_cost), when staying moving costs a query every update ...
+  std::uint32_t rest_after_querying = 4;
 
   /// ... or once its box has not changed at all for this many updates (a body that stopped, or
   /// fell asleep). Drifting bodies leave their fat box before and stay moving, where the grid
@@ -115,10 +115,9 @@ struct Config {
   /// are then (the Bullet adapter: its pair cache reads Bullet's live filters).
   bool filter_moving_pairs = true;
 
-  /// What pairing one moving object with the resting tree costs (a tree over the moving objects
-  /// walked together with it), in boxes given to the grid. While the moving objects are fewer
-  /// than the resting ones divided by this, they are walked with the tree; otherwise one grid
-  /// over both finds their pairs. Measured (docs/benchmarks.md).
+  /// What one moving object's query of the resting tree costs, in boxes given to the grid.
+  /// While the moving objects are fewer than the resting ones divided by this, each queries the
+  /// tree; otherwise one grid over both finds their pairs. Measured (docs/benchmarks.md).
   std::uint32_t tree_query_cost = 16;
   ///@}
 
