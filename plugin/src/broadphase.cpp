@@ -940,14 +940,7 @@ void Broadphase::Impl::join_in_bulk() {
   for (const auto [i, j] : pairs) {
     const Handle a = entries[i].object;
     const Handle b = entries[j].object;
-    if (!(objects[a].joining || objects[b].joining)) continue;
-    if (!passes(filters[a], filters[b])) {
-      note_refused(a, b);
-      continue;
-    }
-    const bool hit = detail::boxes_meet(objects[a].box, objects[b].box);
-    candidates.add(a, b, hit);
-    if (hit) touched_now.push_back(pair_key(a, b));
+    if (objects[a].joining || objects[b].joining) add_candidate(a, b);
   }
   for (const WideTree::Entry& e : entries) objects[e.object].joining = false;
   resting_tree.build(entries);
