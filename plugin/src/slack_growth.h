@@ -65,6 +65,12 @@ extern template void reallocate(std::vector<Box>&, std::size_t);
 extern template void reallocate(std::vector<Pair>&, std::size_t);
 extern template void reallocate(std::vector<std::vector<std::uint64_t>>&, std::size_t);
 
+/// Heap memory an array holds.
+template <class T>
+[[nodiscard]] std::size_t heap_bytes(const std::vector<T>& v) noexcept {
+  return v.capacity() * sizeof(T);
+}
+
 /// Reallocates `v`, keeping its elements, to shrunk_capacity(use) when far_below(use) its
 /// capacity; `use` (at least v.size()) is what v must be ready to hold, such as the most it held
 /// during the update or what the size of the world asks of it. O(1) unless it reallocates. True

@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "agrid/agrid.h"
-#include "candidate_pairs.h"
-#include "fat_box.h"
+#include "broadphase/candidate_pairs.h"
+#include "box_ops.h"
 #include "oracle/broadphase_model.h"
 #include "oracle/oracle.h"
 #include "slack_growth.h"
-#include "wide_tree.h"
+#include "broadphase/wide_tree.h"
 #include "support/test_support.h"
 
 namespace agrid::test {

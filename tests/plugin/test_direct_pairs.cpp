@@ -14,7 +14,7 @@
 
 #include "agrid/agrid.h"
 #include "agrid_scenes/adversarial.h"
-#include "direct_pairs.h"
+#include "broadphase/direct_pairs.h"
 #include "pair_key.h"
 #include "oracle/broadphase_model.h"
 #include "oracle/oracle.h"

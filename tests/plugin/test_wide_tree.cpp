@@ -1,4 +1,4 @@
-// The resting tree (plugin/src/wide_tree.h) on its own: random inserts, removes and builds with
+// The resting tree (plugin/src/broadphase/wide_tree.h) on its own: random inserts, removes and builds with
 // its invariant checked after each, box queries exactly equal to a brute-force loop, segment
 // queries never missing a box agrid::hits meets (its float node test is conservative), on
 // ordinary scenes and on the catalogue's huge, infinite, tiny and far boxes; and problem()
@@ -15,10 +15,10 @@
 
 #include "agrid/segment.h"
 #include "oracle/oracle.h"
-#include "fat_box.h"
+#include "box_ops.h"
 #include "segment_math.h"
 #include "support/test_support.h"
-#include "wide_tree.h"
+#include "broadphase/wide_tree.h"
 
 namespace agrid::test {
 namespace {

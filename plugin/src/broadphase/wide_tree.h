@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "agrid/box.h"
-#include "lanes4.h"
+#include "broadphase/lanes4.h"
 #include "segment_math.h"
 
 namespace agrid::detail {

@@ -1,4 +1,4 @@
-#include "direct_pairs.h"
+#include "broadphase/direct_pairs.h"
 
 #include <algorithm>
 #include <limits>

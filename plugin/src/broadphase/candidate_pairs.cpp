@@ -1,4 +1,4 @@
-#include "candidate_pairs.h"
+#include "broadphase/candidate_pairs.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,6 +1,8 @@
 #pragma once
-// Fat boxes: an object's box grown by a margin, which the incremental Broadphase keeps while the
-// box stays inside. Every function keeps infinite coordinates valid: no inf - inf, no NaN.
+// The operations on boxes the library's internals share (the public ones, is_valid and overlaps,
+// are in agrid/box.h): fat boxes (a box grown by a margin, which the incremental Broadphase keeps
+// while the box stays inside), containment, a branch-free overlap test and bitwise sameness.
+// Every function keeps infinite coordinates valid: no inf - inf, no NaN.
 
 #include <algorithm>
 #include <cmath>

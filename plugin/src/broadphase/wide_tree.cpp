@@ -1,4 +1,4 @@
-#include "wide_tree.h"
+#include "broadphase/wide_tree.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "agrid_assert.h"
-#include "fat_box.h"
+#include "box_ops.h"
 #include "slack_growth.h"
 
 namespace agrid::detail {

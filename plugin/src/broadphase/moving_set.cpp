@@ -1,0 +1,238 @@
+#include "broadphase/moving_set.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include <tbb/task_arena.h>
+
+#include "agrid_assert.h"
+#include "box_ops.h"
+#include "pair_key.h"
+#include "parallel_for.h"
+#include "slack_growth.h"
+
+namespace agrid::detail {
+namespace {
+
+/// Moving objects queried against the resting tree per unit of parallel work (large enough that
+/// a unit outweighs handing it to a thread).
+constexpr std::uint32_t kQueriesPerWork = 256;
+
+}  // namespace
+
+void MovingSet::start_update(std::size_t live) {
+  if (query_tree_current_.load(std::memory_order_relaxed)) {
+    query_tree_.clear();  // its memory is kept
+    query_tree_current_.store(false, std::memory_order_relaxed);
+  }
+  // The pair finders' scratch, kept so that a frame of the same size allocates nothing, holds
+  // room for the most boxes they were built over: after a busy update over the whole world (its
+  // first), a world where few move gives it back.
+  const std::size_t objects = std::min(live, paired_recently_);
+  if (far_below(objects, grid_sized_for_, grid_.stats().bytes_held)) {
+    grid_ = Grid(config_);
+    grid_sized_for_ = 0;
+  }
+  if (far_below(objects, tree_sized_for_, tree_.stats().bytes_held)) {
+    tree_ = Tree(config_);
+    tree_sized_for_ = 0;
+  }
+}
+
+void MovingSet::update_members(const ObjectTable& table, std::span<const Handle> entering) {
+  // Last update's moving objects that still move, and those that entered, in ascending handles.
+  AGRID_ASSERT(std::is_sorted(entering.begin(), entering.end()));
+  std::erase_if(moving_, [&](Handle h) { return table[h].place != Place::moving; });
+  next_moving_.clear();
+  std::merge(moving_.begin(), moving_.end(), entering.begin(), entering.end(), std::back_inserter(next_moving_));
+  std::swap(moving_, next_moving_);
+}
+
+void MovingSet::find_pairs(const ObjectTable& table, const RestingSet& resting, PairDiff& diff) {
+  // A few moving objects query the resting tree one by one; many are paired with the resting
+  // objects by one grid over both, which costs less than their queries.
+  std::vector<std::uint64_t>& keys = diff.next_moving_keys();
+  const WideTree& resting_tree = resting.tree();
+  const bool query = static_cast<std::uint64_t>(moving_.size()) * config_.tree_query_cost < resting_tree.leaves();
+  pairing_ = query ? Pairing::tree_queries : Pairing::one_grid;
+  if (query) {
+    pair_with_tree_queries(table, resting_tree, keys);
+  } else {
+    pair_in_one_grid(table, resting_tree, keys);
+  }
+  note_paired(grid_boxes_.size());
+}
+
+void MovingSet::pair_with_tree_queries(const ObjectTable& table, const WideTree& resting_tree,
+                                       std::vector<std::uint64_t>& keys) {
+  // Moving x moving: the grid's pairs come sorted and the moving handles ascending, so the keys
+  // come sorted.
+  grid_boxes_.clear();
+  for (const Handle h : moving_) grid_boxes_.push_back(table[h].box);
+  find_grid_pairs(grid_boxes_);
+  for (const auto [i, j] : grid_pairs_) {
+    const Handle a = moving_[i];
+    const Handle b = moving_[j];
+    if (passes_filters(table, a, b)) keys.push_back(pair_key(a, b));
+  }
+  // Moving x resting: each moving object queries the tree, in fixed units of work.
+  const std::size_t units = resting_tree.leaves() == 0 ? 0 : (moving_.size() + kQueriesPerWork - 1) / kQueriesPerWork;
+  if (unit_keys_.size() < units) unit_keys_.resize(units);
+  const auto query_unit = [&](std::size_t u) {
+    std::vector<std::uint64_t>& out = unit_keys_[u];
+    out.clear();
+    const std::size_t end = std::min(moving_.size(), (u + 1) * kQueriesPerWork);
+    for (std::size_t k = u * kQueriesPerWork; k < end; ++k) {
+      const Handle a = moving_[k];
+      const Box& box = table[a].box;
+      if (!is_valid(box)) continue;
+      resting_tree.query(box, [&](std::uint32_t b) {
+        if (boxes_meet(box, table[b].box) && passes_filters(table, a, b)) out.push_back(pair_key(a, b));
+        return true;
+      });
+    }
+  };
+  if (units == 1) {
+    query_unit(0);  // waking other threads would cost more than the unit
+  } else if (units > 1) {
+    parallel_for(std::size_t{0}, units, query_unit);
+  }
+  resting_keys_.clear();
+  for (std::size_t u = 0; u < units; ++u) resting_keys_.insert(resting_keys_.end(), unit_keys_[u].begin(), unit_keys_[u].end());
+  std::sort(resting_keys_.begin(), resting_keys_.end());
+  merge_in(keys, resting_keys_);
+}
+
+void MovingSet::pair_in_one_grid(const ObjectTable& table, const WideTree& resting_tree,
+                                 std::vector<std::uint64_t>& keys) {
+  // The grid holds the moving and the resting boxes in ascending handles: its pairs come sorted,
+  // and so do their keys, with no sort or merge after. Those with a moving member are kept.
+  grid_handles_.clear();
+  grid_boxes_.clear();
+  grid_moving_.clear();
+  for (Handle h = 0; h < table.size(); ++h) {
+    const Object& o = table[h];
+    const bool is_moving = o.place == Place::moving;
+    if (is_moving || (o.place == Place::resting && resting_tree.contains(h))) {
+      grid_handles_.push_back(h);
+      grid_boxes_.push_back(o.box);
+      grid_moving_.push_back(is_moving);
+    }
+  }
+  if (grid_boxes_.size() <= kDirectPairsMaxBoxes) {
+    // Few: all against all, straight to keys (their ids the handles), only pairs with a moving
+    // member (about moving x all tests).
+    direct_pairs_.find_keys(grid_boxes_, grid_handles_, grid_moving_, config_.kernel, keys);
+    if (config_.filter_moving_pairs) {
+      std::erase_if(keys, [&](std::uint64_t key) { return !passes_filters(table, pair_of(key).first, pair_of(key).second); });
+    }
+    return;
+  }
+  find_grid_pairs(grid_boxes_);
+  for (const auto [i, j] : grid_pairs_) {
+    if (!(grid_moving_[i] | grid_moving_[j])) continue;  // resting x resting: kept as candidates
+    const Handle a = grid_handles_[i];
+    const Handle b = grid_handles_[j];
+    if (passes_filters(table, a, b)) keys.push_back(pair_key(a, b));
+  }
+}
+
+void MovingSet::find_grid_pairs(std::span<const Box> boxes) {
+  // On all threads when there are many (the tree of grids), else one grid; a few all against all
+  // (a grid's fixed costs would outweigh their tests).
+  if (boxes.size() < 2) {  // no pair (a world at rest moves nothing in most updates)
+    grid_pairs_.clear();
+    return;
+  }
+  if (boxes.size() <= kDirectPairsMaxBoxes) {
+    direct_pairs_.find_pairs(boxes, config_.kernel, grid_pairs_);
+    return;
+  }
+  if (boxes.size() >= config_.tree_min_boxes && tbb::this_task_arena::max_concurrency() > 1) {
+    tree_.build(boxes);
+    tree_sized_for_ = std::max(tree_sized_for_, boxes.size());
+    tree_.find_pairs(grid_pairs_);
+    return;
+  }
+  grid_.build(boxes);
+  grid_sized_for_ = std::max(grid_sized_for_, boxes.size());
+  grid_.find_pairs(grid_pairs_);
+}
+
+void MovingSet::note_paired(std::size_t boxes) noexcept {
+  if (boxes >= paired_recently_ || ++paired_recently_age_ > kMemoryUpdates) {
+    paired_recently_ = boxes;
+    paired_recently_age_ = 0;
+  }
+}
+
+const WideTree& MovingSet::query_tree(const ObjectTable& table) const {
+  if (query_tree_current_.load(std::memory_order_acquire)) return query_tree_;
+  const std::lock_guard<std::mutex> lock(query_tree_mutex_);
+  if (!query_tree_current_.load(std::memory_order_relaxed)) {
+    query_entries_.clear();
+    for (const Handle h : moving_) {
+      if (is_valid(table[h].box)) query_entries_.push_back({table[h].box, h});
+    }
+    query_tree_.build(query_entries_);
+    query_tree_current_.store(true, std::memory_order_release);
+  }
+  return query_tree_;
+}
+
+void MovingSet::give_back(const WorldSize& world) {
+  // The boxes paired lately, not the world: after a busy update over the whole world the lists
+  // for the pair finders' boxes are given back once few move.
+  const std::size_t paired = std::min(world.objects, paired_recently_);
+  shrink_if_far_below(moving_, paired);
+  shrink_if_far_below(next_moving_, world.objects);
+  shrink_if_far_below(grid_boxes_, paired);
+  shrink_if_far_below(grid_handles_, paired);
+  shrink_if_far_below(grid_moving_, paired);
+  shrink_if_far_below(grid_pairs_, world.pairs);
+  // A unit of tree queries is kept for each kQueriesPerWork objects.
+  const std::size_t units = (world.objects + kQueriesPerWork - 1) / kQueriesPerWork;
+  std::size_t unit_bytes = heap_bytes(unit_keys_);
+  for (const std::vector<std::uint64_t>& keys : unit_keys_) unit_bytes += heap_bytes(keys);
+  if (far_below(units, unit_keys_.size(), unit_bytes)) unit_keys_.resize(units);
+  shrink_if_far_below(unit_keys_, units);
+  for (std::vector<std::uint64_t>& keys : unit_keys_) shrink_if_far_below(keys, world.pairs);
+  shrink_if_far_below(resting_keys_, world.pairs);
+  // The query tree is rebuilt from nothing when asked: when the moving sets of late are far
+  // smaller than it has room for, it is dropped (kept otherwise, so a queried world of a steady
+  // size allocates nothing a step).
+  if (far_below(paired, query_tree_.leaf_room(), query_tree_.bytes_held())) {
+    query_tree_ = WideTree();
+    query_tree_current_.store(false, std::memory_order_relaxed);
+  }
+  shrink_if_far_below(query_entries_, moving_.size());
+}
+
+std::size_t MovingSet::bytes_held() const noexcept {
+  std::size_t unit_bytes = heap_bytes(unit_keys_);
+  for (const std::vector<std::uint64_t>& keys : unit_keys_) unit_bytes += heap_bytes(keys);
+  return heap_bytes(moving_) + heap_bytes(next_moving_) + heap_bytes(grid_boxes_) + heap_bytes(grid_handles_) +
+         heap_bytes(grid_moving_) + heap_bytes(grid_pairs_) + unit_bytes + heap_bytes(resting_keys_) +
+         grid_.stats().bytes_held + tree_.stats().bytes_held + direct_pairs_.bytes_held() + query_tree_.bytes_held() +
+         heap_bytes(query_entries_);
+}
+
+const char* MovingSet::problem(const ObjectTable& table) const {
+  if (std::adjacent_find(moving_.begin(), moving_.end(), std::greater_equal<>()) != moving_.end()) {
+    return "MovingSet: the members do not ascend, or repeat";
+  }
+  for (const Handle h : moving_) {
+    if (h >= table.size() || !table[h].alive || table[h].place != Place::moving) {
+      return "MovingSet: a member is not a live moving object";
+    }
+  }
+  std::size_t placed_moving = 0;
+  for (Handle h = 0; h < table.size(); ++h) placed_moving += table[h].alive && table[h].place == Place::moving;
+  if (placed_moving != moving_.size()) return "MovingSet: a moving object is not a member";
+  if (query_tree_current_.load(std::memory_order_acquire)) {
+    if (const char* p = query_tree_.problem()) return p;
+  }
+  return nullptr;
+}
+
+}  // namespace agrid::detail

@@ -1,0 +1,108 @@
+#pragma once
+// MovingSet: the incremental Broadphase's moving objects, paired afresh each update, and the
+// tree their queries walk.
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "agrid/broadphase.h"
+#include "agrid/grid.h"
+#include "agrid/tree.h"
+#include "broadphase/direct_pairs.h"
+#include "broadphase/object_table.h"
+#include "broadphase/pair_diff.h"
+#include "broadphase/resting_set.h"
+#include "broadphase/wide_tree.h"
+#include "broadphase/world_size.h"
+
+namespace agrid::detail {
+
+/// How the last update found the pairs with a moving member: the one mode of pairing.
+enum class Pairing : std::uint8_t {
+  none,          ///< It did not (update_queries()): the next update() reports every pair as begun.
+  tree_queries,  ///< Few moved: a grid over the moving set, and each moving object's query of the resting tree.
+  one_grid,      ///< Many moved: one grid over the moving and the resting boxes.
+};
+
+/// The moving objects, the pair finders that pair them, and the tree their queries walk.
+/// Invariant (problem()): members() are exactly the live objects placed moving, ascending; the
+/// query tree, when current, holds their valid boxes as they were at the first query after the
+/// last update.
+class MovingSet {
+ public:
+  explicit MovingSet(const Config& config) : config_(config), grid_(config), tree_(config) {}
+
+  /// Starts an update of a world of `live` objects: the query tree is stale, and the pair
+  /// finders are made afresh when they hold far more room than recent updates used.
+  void start_update(std::size_t live);
+  /// The moving objects, ascending.
+  [[nodiscard]] std::span<const Handle> members() const noexcept { return moving_; }
+  /// After the resting set's changes: drops the members no longer placed moving, and adds
+  /// `entering` (ascending, placed moving since the last update).
+  void update_members(const ObjectTable& table, std::span<const Handle> entering);
+  /// Writes this update's keys of the pairs with a moving member to diff.next_moving_keys(),
+  /// sorted: by a grid over the moving boxes and queries of `resting`'s tree when few move, by
+  /// one grid over the moving and resting boxes when many do.
+  void find_pairs(const ObjectTable& table, const RestingSet& resting, PairDiff& diff);
+  /// The update found no pairs (update_queries()).
+  void found_no_pairs() noexcept { pairing_ = Pairing::none; }
+  /// How the last update paired the moving objects.
+  [[nodiscard]] Pairing pairing() const noexcept { return pairing_; }
+
+  /// The tree for queries over the members' boxes in `table`, built if it is stale. Safe from
+  /// several queries at once (the first builds it under a lock).
+  const WideTree& query_tree(const ObjectTable& table) const;
+
+  /// Gives memory back where it is far below what the world asks (slack_growth.h).
+  [[gnu::cold]] void give_back(const WorldSize& world);
+  [[nodiscard]] std::size_t bytes_held() const noexcept;
+  /// Null if the invariant holds for `table`, else what is broken. O(objects).
+  [[nodiscard, gnu::cold]] const char* problem(const ObjectTable& table) const;
+
+ private:
+  /// True iff the filters let a and b pair, or filters do not decide pairs with a moving member.
+  [[nodiscard]] bool passes_filters(const ObjectTable& table, Handle a, Handle b) const noexcept {
+    return !config_.filter_moving_pairs || passes(table.filter(a), table.filter(b));
+  }
+  void pair_with_tree_queries(const ObjectTable& table, const WideTree& resting_tree, std::vector<std::uint64_t>& keys);
+  void pair_in_one_grid(const ObjectTable& table, const WideTree& resting_tree, std::vector<std::uint64_t>& keys);
+  /// Makes grid_pairs_ hold the pairs of `boxes` (by index), sorted: all against all for a few,
+  /// else with the grid or the tree of grids (which then hold `boxes`).
+  void find_grid_pairs(std::span<const Box> boxes);
+  /// Notes how many boxes the pair finders paired, into the most they paired over about the last
+  /// kMemoryUpdates updates.
+  void note_paired(std::size_t boxes) noexcept;
+
+  Config config_;
+  std::vector<Handle> moving_;
+  Pairing pairing_ = Pairing::one_grid;
+  // The pair finders, with the most boxes each was built over since it was made (its scratch
+  // holds room for about that many) and the most paired lately (note_paired()).
+  Grid grid_;
+  Tree tree_;
+  DirectPairs direct_pairs_;
+  std::size_t grid_sized_for_ = 0;
+  std::size_t tree_sized_for_ = 0;
+  std::size_t paired_recently_ = 0;
+  std::uint64_t paired_recently_age_ = 0;
+  // An update's scratch, kept for its memory.
+  std::vector<Handle> next_moving_;
+  std::vector<Box> grid_boxes_;              ///< The boxes the pair finders pair ...
+  std::vector<Handle> grid_handles_;         ///< ... and their objects, when they are not moving_ ...
+  std::vector<std::uint8_t> grid_moving_;    ///< ... and then whether each moves.
+  std::vector<Pair> grid_pairs_;
+  std::vector<std::vector<std::uint64_t>> unit_keys_;  ///< Per unit of tree queries.
+  std::vector<std::uint64_t> resting_keys_;  ///< The moving x resting keys, sorted apart.
+  /// The moving set for queries: built by the first query after an update (Box2D's tree of
+  /// moving proxies, made only when asked), so that an update that is not queried builds
+  /// nothing for queries, and a query walks two trees of the same kind.
+  mutable WideTree query_tree_;
+  mutable std::atomic<bool> query_tree_current_{false};
+  mutable std::mutex query_tree_mutex_;
+  mutable std::vector<WideTree::Entry> query_entries_;  ///< The build's scratch, under the lock.
+};
+
+}  // namespace agrid::detail

@@ -1,0 +1,323 @@
+#include "broadphase/resting_set.h"
+
+#include <algorithm>
+
+#include "agrid/grid.h"
+#include "agrid_assert.h"
+#include "box_ops.h"
+#include "pair_key.h"
+#include "slack_growth.h"
+
+namespace agrid::detail {
+namespace {
+
+/// When at least 1/kScanAllShare of the resting objects moved inside their fat boxes, their
+/// candidates are re-tested in one pass over all candidates rather than list by list (measured:
+/// bench-2's settling stack, every one of 1,077 resting bodies moved, 68 us list by list). The
+/// pass reads a copy of the boxes by handle (32 bytes an object of the table), so it is made only
+/// where at least 1/kScanAllShare of the table rests too: a few resting objects among many moving
+/// ones are re-tested list by list, without that copy.
+constexpr std::size_t kScanAllShare = 4;
+
+/// Candidate records re-tested ahead of which the members' objects are fetched.
+constexpr std::size_t kRetestPrefetch = 8;
+
+/// When more than 1/kRebuildShare of the tree's leaves leave it in one update (a level
+/// unloaded), the tree is built afresh over those that stay instead of losing its leaves one by
+/// one (1,000,000 leaving: 0.95 s one by one).
+constexpr std::size_t kRebuildShare = 2;
+
+}  // namespace
+
+bool RestingSet::scan_pays(std::size_t moved, std::size_t objects) const noexcept {
+  return resting_ > 0 && moved * kScanAllShare >= resting_ && std::size_t{resting_} * kScanAllShare >= objects;
+}
+
+void RestingSet::start_update(const ObjectTable& table, std::span<const Handle> changed) {
+  updates_ = table.updates();
+  compact_refused(table);
+  refused_new_from_ = refused_list_.size();
+  retest_.clear();
+  std::size_t leaving_leaves = 0;
+  for (const Handle h : changed) leaving_leaves += leaves(table[h]) && tree_.contains(h);
+  rebuild_ = leaving_leaves * kRebuildShare > tree_.leaves();
+  // Enough may move for a pass over all candidates: the boxes of those that move are written for
+  // it by moved_inside(), where their objects are at hand.
+  scan_ready_ = scan_pays(changed.size(), table.size());
+  if (scan_ready_) scan_boxes_.resize(table.size());
+}
+
+void RestingSet::leave(Handle h, ObjectTable& table, PairDiff& diff) {
+  Object& o = table[h];
+  AGRID_ASSERT(leaves(o));
+  for (std::uint32_t r = candidates_.first(h); r != CandidatePairs::kNone; r = candidates_.first(h)) {
+    if (candidates_.hit(r)) diff.hit_before(candidates_.key(r));
+    candidates_.remove(r);
+  }
+  if (!rebuild_ && tree_.contains(h)) tree_.remove(h);
+  o.leaving = false;
+  o.place = Place::none;
+  forget_refused(o);
+  --resting_;
+}
+
+void RestingSet::settle(const ObjectTable& table, PairDiff& diff) {
+  if (rebuild_) rebuild_tree(table);
+  rebuild_ = false;
+  // Object by object through their lists; or, when many moved (a settling stack), one pass over
+  // all candidates in memory order, which costs less than that many list walks.
+  if (retest_.empty()) return;
+  if (scan_pays(retest_.size(), table.size())) {
+    retest_in_one_pass(table, diff);
+  } else {
+    retest_list_by_list(table, diff);
+  }
+}
+
+void RestingSet::rebuild_tree(const ObjectTable& table) {
+  std::vector<WideTree::Entry> entries;
+  for (Handle h = 0; h < table.size(); ++h) {
+    if (table[h].place == Place::resting && tree_.contains(h)) entries.push_back({table[h].fat, h});
+  }
+  tree_.build(entries);
+}
+
+void RestingSet::retest_list_by_list(const ObjectTable& table, PairDiff& diff) {
+  // The records first (each list walked as one chain), then their re-tests with the other
+  // member's object fetched a few records ahead: each re-test's miss then overlaps others'
+  // (frozen-500k: nearly all of a step is these misses).
+  retest_records_.clear();
+  for (std::size_t i = 0; i < retest_.size(); ++i) {
+    if (i + kRetestPrefetch < retest_.size()) {
+      const std::uint32_t first = candidates_.first(retest_[i + kRetestPrefetch]);
+      if (first != CandidatePairs::kNone) candidates_.prefetch(first);
+    }
+    const Handle h = retest_[i];
+    for (std::uint32_t r = candidates_.first(h); r != CandidatePairs::kNone; r = candidates_.next(r, h)) {
+      retest_records_.push_back(r);
+    }
+  }
+  for (std::size_t i = 0; i < retest_records_.size(); ++i) {
+    if (i + kRetestPrefetch < retest_records_.size()) {
+      const std::uint32_t ahead = retest_records_[i + kRetestPrefetch];
+      __builtin_prefetch(&table[candidates_.first_member(ahead)]);
+      __builtin_prefetch(&table[candidates_.second_member(ahead)]);
+    }
+    const std::uint32_t r = retest_records_[i];
+    const bool hit = boxes_meet(table[candidates_.first_member(r)].box, table[candidates_.second_member(r)].box);
+    if (hit == candidates_.hit(r)) continue;
+    if (hit) {
+      diff.hit_now(candidates_.key(r));
+    } else {
+      diff.hit_before(candidates_.key(r));
+    }
+    candidates_.set_hit(r, hit);
+  }
+}
+
+void RestingSet::retest_in_one_pass(const ObjectTable& table, PairDiff& diff) {
+  // The boxes are read densely, four lanes a corner (moved_inside() wrote those of the objects
+  // that moved), with a moved flag each: the pass then reads 32 bytes a member (not a 64-byte
+  // object), which for a few thousand objects stay in L1, and tests a pair with two four-lane
+  // compares.
+  AGRID_ASSERT(scan_ready_ && scan_boxes_.size() >= table.size());
+  const ScanBox* const boxes = scan_boxes_.data();
+  const auto meets = [&](std::uint32_t a, std::uint32_t b) { return boxes[a].meets(boxes[b]); };
+  const auto changed = [&](std::uint32_t r, bool hit) {
+    if (hit) {
+      diff.hit_now(candidates_.key(r));
+    } else {
+      diff.hit_before(candidates_.key(r));
+    }
+  };
+  if (retest_.size() == resting_) {
+    // Every resting object moved (a settling stack): every box is written already, and no
+    // candidate is skipped, no flag looked at.
+    candidates_.retest_where([](std::uint32_t) { return true; }, meets, changed);
+  } else {
+    for (Handle h = 0; h < table.size(); ++h) scan_boxes_[h] = ScanBox(table[h].box);
+    scan_moved_.assign(table.size(), 0);
+    for (const Handle h : retest_) scan_moved_[h] = 1;
+    const std::uint8_t* const moved = scan_moved_.data();
+    candidates_.retest_where([&](std::uint32_t h) { return moved[h] != 0; }, meets, changed);
+  }
+  scan_moved_.clear();  // its room is kept, as large as the table (give_back)
+  scanned_at_ = updates_;
+}
+
+void RestingSet::join(std::span<const Handle> joining, ObjectTable& table, const Config& config, PairDiff& diff) {
+  AGRID_ASSERT(std::is_sorted(joining.begin(), joining.end()));
+  for (const Handle h : joining) {
+    AGRID_ASSERT(table[h].alive && table[h].place != Place::resting && !tree_.contains(h));
+    table[h].place = Place::resting;
+  }
+  resting_ += static_cast<std::uint32_t>(joining.size());
+  if (joining.size() > tree_.leaves()) {
+    join_in_bulk(joining, table, config, diff);
+    return;
+  }
+  // A few: their fat boxes in a tree of their own, walked once with the resting tree for their
+  // candidates at rest and once within itself for those among them (one walk each, not a query
+  // a joining object), then into the resting tree in that tree's order (neighbours one after
+  // another, so the resting tree's nodes they reach are warm).
+  join_entries_.clear();
+  for (const Handle h : joining) {
+    if (is_valid(table[h].fat)) join_entries_.push_back({table[h].fat, h});
+  }
+  joining_tree_.build(join_entries_);
+  const auto add = [&](Handle a, Handle b) { add_candidate(a, b, table, diff); };
+  WideTree::for_each_overlap(joining_tree_, tree_, add);
+  joining_tree_.for_each_overlap_within(add);
+  for (const WideTree::Entry& e : join_entries_) tree_.insert(e.object, e.box);
+  joining_tree_.clear();  // its memory is kept; no leaf outlives the update
+}
+
+void RestingSet::join_in_bulk(std::span<const Handle> joining, ObjectTable& table, const Config& config, PairDiff& diff) {
+  // More join than rest already: the tree is built afresh over all resting objects (a better
+  // tree than one grown leaf by leaf), and one grid finds the candidates with a joining member.
+  // The grid and its scratch are this call's own: the moving set's keep their memory.
+  std::vector<WideTree::Entry> entries;
+  std::vector<Box> fat_boxes;
+  for (Handle h = 0; h < table.size(); ++h) {
+    Object& o = table[h];
+    if (o.alive && o.place == Place::resting && is_valid(o.fat)) {
+      o.joining = std::binary_search(joining.begin(), joining.end(), h);
+      entries.push_back({o.fat, h});
+      fat_boxes.push_back(o.fat);
+    }
+  }
+  std::vector<Pair> pairs;
+  Grid grid(config);
+  grid.build(fat_boxes);
+  grid.find_pairs(pairs);
+  for (const auto [i, j] : pairs) {
+    const Handle a = entries[i].object;
+    const Handle b = entries[j].object;
+    if (table[a].joining || table[b].joining) add_candidate(a, b, table, diff);
+  }
+  for (const WideTree::Entry& e : entries) table[e.object].joining = false;
+  tree_.build(entries);
+}
+
+void RestingSet::add_candidate(Handle a, Handle b, ObjectTable& table, PairDiff& diff) {
+  AGRID_ASSERT(a != b && table[a].place == Place::resting && table[b].place == Place::resting);
+  if (!passes(table.filter(a), table.filter(b))) {
+    note_refused(a, b, table);
+    return;
+  }
+  const bool hit = boxes_meet(table[a].box, table[b].box);
+  candidates_.add(a, b, hit);
+  if (hit) diff.hit_now(pair_key(a, b));
+}
+
+void RestingSet::note_refused(Handle a, Handle b, ObjectTable& table) {
+  // Only a pair that can begin while both rest matters: one's box moving inside its fat box onto
+  // the other's box. (Both moving inside their fat boxes is for the engine to see: it gave them
+  // their new boxes.)
+  const Object& x = table[a];
+  const Object& y = table[b];
+  if (!boxes_meet(x.fat, y.box) && !boxes_meet(x.box, y.fat)) return;
+  for (const Handle h : {a, b}) {
+    if (table[h].refused) continue;
+    table[h].refused = true;
+    ++refused_count_;
+    refused_list_.push_back(h);
+  }
+}
+
+void RestingSet::forget_refused(Object& o) {
+  if (!o.refused) return;
+  o.refused = false;  // stays listed until compact_refused()
+  --refused_count_;
+}
+
+void RestingSet::compact_refused(const ObjectTable& table) {
+  // Stale entries are dropped when they outnumber the listed objects: O(1) amortised per entry.
+  // (A removed object's handle may be reused by one that is refused in turn: sorted, the repeat
+  // goes too.)
+  if (refused_list_.size() <= 2 * static_cast<std::size_t>(refused_count_)) return;
+  std::erase_if(refused_list_, [&](Handle h) { return h >= table.size() || !table[h].refused; });
+  std::sort(refused_list_.begin(), refused_list_.end());
+  refused_list_.erase(std::unique(refused_list_.begin(), refused_list_.end()), refused_list_.end());
+}
+
+void RestingSet::give_back(const WorldSize& world) {
+  candidates_.forget_from(static_cast<std::uint32_t>(world.objects_end));
+  tree_.give_back(world.objects_end);
+  candidates_.give_back();
+  shrink_if_far_below(refused_list_, refused_list_.size());
+  shrink_if_far_below(retest_, world.objects);
+  shrink_if_far_below(retest_records_, world.pairs);
+  // The joining tree, built afresh each update, keeps room as a list of the step's handles does.
+  if (far_below(world.objects, joining_tree_.leaf_room(), joining_tree_.bytes_held())) joining_tree_ = WideTree();
+  joining_tree_.end_objects_at(world.objects_end);
+  shrink_if_far_below(join_entries_, world.objects);
+  // By handle: as large as the table, whose end may have come down, while passes are made
+  // (a settling stack makes one an update); given back when none was for kMemoryUpdates.
+  if (scan_boxes_.size() > world.objects_end) scan_boxes_.resize(world.objects_end);
+  if (world.updates - scanned_at_ > kMemoryUpdates) {
+    scan_boxes_.clear();
+    scan_moved_.clear();
+  }
+  shrink_if_far_below(scan_boxes_, world.objects_end);
+  shrink_if_far_below(scan_moved_, world.objects_end);
+  scan_ready_ = false;
+}
+
+std::size_t RestingSet::bytes_held() const noexcept {
+  return tree_.bytes_held() + candidates_.bytes_held() + heap_bytes(refused_list_) + heap_bytes(retest_) +
+         heap_bytes(retest_records_) + heap_bytes(join_entries_) + joining_tree_.bytes_held() + heap_bytes(scan_boxes_) +
+         heap_bytes(scan_moved_);
+}
+
+const char* RestingSet::refused_problem(const ObjectTable& table) const {
+  std::vector<std::uint8_t> listed(table.size(), 0);
+  for (const Handle h : refused_list_) {
+    if (h < table.size()) listed[h] = 1;
+  }
+  std::uint32_t count = 0;
+  for (Handle h = 0; h < table.size(); ++h) {
+    if (!table[h].refused) continue;
+    ++count;
+    if (table[h].place != Place::resting) return "RestingSet: a refused object does not rest";
+    if (listed[h] == 0) return "RestingSet: a refused object is not listed";
+  }
+  return count == refused_count_ ? nullptr : "RestingSet: the refused objects are miscounted";
+}
+
+const char* RestingSet::problem(const ObjectTable& table) const {
+  if (const char* p = tree_.problem()) return p;
+  if (const char* p = candidates_.problem()) return p;
+  std::uint32_t rest = 0;
+  std::uint32_t leaves = 0;
+  for (Handle h = 0; h < table.size(); ++h) {
+    const Object& o = table[h];
+    if (!o.alive && (tree_.contains(h) || candidates_.first(h) != CandidatePairs::kNone)) {
+      return "RestingSet: a removed object is still kept";
+    }
+    const bool rests = o.alive && o.place == Place::resting;
+    rest += rests;
+    const bool in_tree = rests && is_valid(o.box);
+    if (in_tree != tree_.contains(h)) return "RestingSet: a resting valid box is not a leaf, or another is";
+    if (in_tree) {
+      ++leaves;
+      if (!same_box(tree_.box(h), o.fat)) return "RestingSet: a leaf's box is not its object's fat box";
+    }
+  }
+  if (rest != resting_ || leaves != tree_.leaves()) return "RestingSet: the resting objects are miscounted";
+  if (const char* p = refused_problem(table)) return p;
+  const char* bad_candidate = nullptr;
+  candidates_.for_each([&](std::uint32_t r) {
+    const Handle a = candidates_.first_member(r);
+    const Handle b = candidates_.second_member(r);
+    const Object& x = table[a];
+    const Object& y = table[b];
+    if (!tree_.contains(a) || !tree_.contains(b)) bad_candidate = "RestingSet: a candidate's member is not in the tree";
+    else if (!boxes_meet(x.fat, y.fat)) bad_candidate = "RestingSet: a candidate's fat boxes do not overlap";
+    else if (!passes(table.filter(a), table.filter(b))) bad_candidate = "RestingSet: a candidate's filters refuse it";
+    else if (candidates_.hit(r) != boxes_meet(x.box, y.box)) bad_candidate = "RestingSet: a candidate's hit is stale";
+  });
+  return bad_candidate;
+}
+
+}  // namespace agrid::detail

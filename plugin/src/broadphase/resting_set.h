@@ -1,0 +1,122 @@
+#pragma once
+// RestingSet: the incremental Broadphase's resting objects, in a tree of their fat boxes with
+// their candidate pairs kept from update to update.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "agrid/broadphase.h"
+#include "broadphase/candidate_pairs.h"
+#include "broadphase/lanes4.h"
+#include "broadphase/object_table.h"
+#include "broadphase/pair_diff.h"
+#include "broadphase/wide_tree.h"
+#include "broadphase/world_size.h"
+
+namespace agrid::detail {
+
+/// A valid box as two four-lane corners (the fourth lanes 0), for testing many pairs of them.
+struct alignas(16) ScanBox {
+  float min[4];
+  float max[4];
+  ScanBox() = default;
+  explicit ScanBox(const Box& b) noexcept
+      : min{b.min.x, b.min.y, b.min.z, 0.0f}, max{b.max.x, b.max.y, b.max.z, 0.0f} {}
+  /// boxes_meet of the two boxes.
+  [[nodiscard]] bool meets(const ScanBox& o) const noexcept {
+    const auto both = (Lanes4::load(min) <= Lanes4::load(o.max)) & (Lanes4::load(o.min) <= Lanes4::load(max));
+    return both.bits() == 0xfu;
+  }
+};
+
+/// The resting objects: a tree whose leaves are their fat boxes, and their candidates (the pairs
+/// of them whose fat boxes overlap and whose filters pass, each with whether the exact boxes
+/// overlap), so that a resting object that moves inside its fat box costs the re-test of its
+/// own candidates. Invariant (problem()): the tree's leaves are exactly the fat boxes of the
+/// resting objects with a valid box; every candidate's members are leaves whose fat boxes
+/// overlap and whose filters pass, with its hit current; `size()` counts the resting objects;
+/// every object marked refused is listed.
+class RestingSet {
+ public:
+  /// Makes room for handles below `objects` (more than now).
+  void make_room(std::uint32_t objects) { candidates_.resize(objects); }
+
+  /// Starts an update of `table` whose changed objects are `changed`: drops stale refused entries
+  /// (when they are the most), and prepares for the changed objects that leave the set or move
+  /// inside their fat boxes.
+  void start_update(const ObjectTable& table, std::span<const Handle> changed);
+  /// True iff the resting object `o` leaves the set in this update: removed, or out of its fat box.
+  [[nodiscard]] static bool leaves(const Object& o) noexcept { return o.place == Place::resting && (!o.alive || o.leaving); }
+  /// Takes the resting object `h` out (alive or just removed), its candidate hits to `diff` as
+  /// ended; its place becomes none.
+  void leave(Handle h, ObjectTable& table, PairDiff& diff);
+  /// The resting object `h` moved inside its fat box: its candidates are re-tested by retest_moved().
+  void moved_inside(Handle h, const Box& box) {
+    retest_.push_back(h);
+    if (scan_ready_) scan_boxes_[h] = ScanBox(box);
+  }
+  /// After every leave() and moved_inside() of the update: the tree rebuilt if many left, and
+  /// the candidates of the objects that moved inside their fat boxes re-tested, their changed
+  /// hits to `diff`.
+  void settle(const ObjectTable& table, PairDiff& diff);
+  /// Adds `joining` (ascending, neither moving nor resting) to the set: into the tree, with their
+  /// candidates at rest (the new hits to `diff`).
+  void join(std::span<const Handle> joining, ObjectTable& table, const Config& config, PairDiff& diff);
+
+  [[nodiscard]] const WideTree& tree() const noexcept { return tree_; }
+  [[nodiscard]] const CandidatePairs& candidates() const noexcept { return candidates_; }
+  /// Resting objects (with an invalid box too).
+  [[nodiscard]] std::uint32_t size() const noexcept { return resting_; }
+  /// The objects refused at rest (Broadphase::refused_at_rest), and those listed in the last update.
+  [[nodiscard]] std::span<const Handle> refused() const noexcept { return refused_list_; }
+  [[nodiscard]] std::span<const Handle> newly_refused() const noexcept {
+    return std::span<const Handle>(refused_list_).subspan(refused_new_from_);
+  }
+
+  /// Gives memory back where it is far below what the world asks (slack_growth.h); the table
+  /// ends at world.objects_end now.
+  [[gnu::cold]] void give_back(const WorldSize& world);
+  [[nodiscard]] std::size_t bytes_held() const noexcept;
+  /// Null if the invariant holds for `table`, else what is broken. O(objects + candidates).
+  [[nodiscard, gnu::cold]] const char* problem(const ObjectTable& table) const;
+
+ private:
+  /// True iff `moved` objects' candidates are re-tested in one pass over all of them
+  /// (kScanAllShare) in a table of `objects`.
+  [[nodiscard]] bool scan_pays(std::size_t moved, std::size_t objects) const noexcept;
+  /// The tree afresh over the resting objects with a valid box.
+  void rebuild_tree(const ObjectTable& table);
+  void retest_list_by_list(const ObjectTable& table, PairDiff& diff);
+  void retest_in_one_pass(const ObjectTable& table, PairDiff& diff);
+  void join_in_bulk(std::span<const Handle> joining, ObjectTable& table, const Config& config, PairDiff& diff);
+  /// Two resting objects whose fat boxes overlap: a candidate, or refused by their filters.
+  void add_candidate(Handle a, Handle b, ObjectTable& table, PairDiff& diff);
+  /// Two resting objects whose fat boxes overlap and whose filters refuse each other.
+  void note_refused(Handle a, Handle b, ObjectTable& table);
+  void forget_refused(Object& o);
+  void compact_refused(const ObjectTable& table);
+  [[nodiscard]] const char* refused_problem(const ObjectTable& table) const;
+
+  WideTree tree_;
+  CandidatePairs candidates_;
+  std::uint32_t resting_ = 0;
+  /// The objects whose `refused` is set, each once, and some whose flag was cleared since (or
+  /// that were removed): compacted when those are the most.
+  std::vector<Handle> refused_list_;
+  std::uint32_t refused_count_ = 0;  ///< Objects whose `refused` is set.
+  std::size_t refused_new_from_ = 0;  ///< refused_list_[refused_new_from_, end) was listed in the last update.
+  // An update's scratch, kept for its memory.
+  std::vector<Handle> retest_;                 ///< Moved inside their fat boxes.
+  std::vector<std::uint32_t> retest_records_;  ///< Candidate records to re-test, in list order.
+  std::vector<WideTree::Entry> join_entries_;  ///< The joining objects with a valid fat box ...
+  WideTree joining_tree_;                      ///< ... and a tree over them.
+  std::vector<ScanBox> scan_boxes_;            ///< By handle: the boxes, for a pass over all candidates ...
+  std::vector<std::uint8_t> scan_moved_;       ///< ... and whether the object moved ...
+  std::uint64_t scanned_at_ = 0;               ///< ... and the update that last made such a pass.
+  bool scan_ready_ = false;                    ///< scan_boxes_ covers the table, and moved_inside() writes it.
+  bool rebuild_ = false;                       ///< So many leave that the tree is rebuilt (kRebuildShare).
+  std::uint64_t updates_ = 0;                  ///< The update under way (start_update()).
+};
+
+}  // namespace agrid::detail
