@@ -22,6 +22,7 @@
 #include "oracle/oracle.h"
 #include "slack_growth.h"
 #include "broadphase/wide_tree.h"
+#include "broadphase/world_size.h"
 #include "support/test_support.h"
 
 namespace agrid::test {
@@ -243,7 +244,9 @@ TEST(BroadphaseMemory, BreathingWorldKeepsItsMemory) {
   // A world of 50,000 +-5% (up to 2,500 objects created or removed a step, within 47,500 to
   // 52,500), 1% stirred a step. Once warm (it has been at both ends, and most of its objects were
   // replaced: the resting tree's nodes, full after the first update's bulk build, settle to the
-  // fullness that single inserts and removals keep, about 3 children a node), nothing is given back, and
+  // fullness that single inserts and removals keep, about 3 children a node; and the first
+  // update's lists, as long as the world, were given back: kMemoryUpdates to twice that many
+  // updates after it), nothing is given back, and
   // the memory held changes in few steps and by little: a list grows where a step sets a new
   // high (the most moving objects so far), and no list shrinks and grows again from step to step.
   constexpr std::uint32_t kObjects = 50000;
@@ -262,7 +265,8 @@ TEST(BroadphaseMemory, BreathingWorldKeepsItsMemory) {
     }
     world.stir(kObjects / 100);
   };
-  constexpr int kWarmCycles = 10;
+  constexpr int kWarmCycles = 12;  // 3 updates each: past 2 * kMemoryUpdates
+  static_assert(3 * kWarmCycles > 2 * detail::kMemoryUpdates);
   for (int cycle = 0; cycle < kWarmCycles; ++cycle) {
     for (const std::int64_t change : {std::int64_t{kBreath}, -2 * std::int64_t{kBreath}, std::int64_t{kBreath}}) {
       breathe(change);

@@ -137,9 +137,12 @@ void BroadphaseCore::give_back_memory() {
   table_.give_back(stats_.changed);
   resting_.give_back(world);
   moving_.give_back(world);
-  diff_.give_back(world.pairs);
+  diff_.give_back(world);
   all_pairs_.give_back(world);
-  for (std::vector<Handle>* list : {&created_, &entering_, &ready_, &joining_}) shrink_if_far_below(*list, world.objects);
+  recent_handles_.note(std::max({created_.size(), entering_.size(), ready_.size(), joining_.size()}));
+  for (std::vector<Handle>* list : {&created_, &entering_, &ready_, &joining_}) {
+    shrink_if_far_below(*list, world.handles(recent_handles_));
+  }
 }
 
 void BroadphaseCore::collect_stats() {

@@ -71,6 +71,7 @@ class BroadphaseCore {
   std::vector<Handle> entering_;  ///< Placed moving in this update.
   std::vector<Handle> ready_;     ///< Moving, and still long enough to rest.
   std::vector<Handle> joining_;   ///< Joining the resting set: created_ and ready_.
+  RecentPeak recent_handles_;     ///< The most handles the lists above held lately.
   bool busy_ = false;             ///< In this update, 1/kBusyShare of the objects are new or left their fat box.
 };
 

@@ -28,7 +28,7 @@ void MovingSet::start_update(std::size_t live) {
   // The pair finders' scratch, kept so that a frame of the same size allocates nothing, holds
   // room for the most boxes they were built over: after a busy update over the whole world (its
   // first), a world where few move gives it back.
-  const std::size_t objects = std::min(live, paired_recently_);
+  const std::size_t objects = std::min(live, paired_recently_.value());
   if (far_below(objects, grid_sized_for_, grid_.stats().bytes_held)) {
     grid_ = Grid(config_);
     grid_sized_for_ = 0;
@@ -60,7 +60,7 @@ void MovingSet::find_pairs(const ObjectTable& table, const RestingSet& resting, 
   } else {
     pair_in_one_grid(table, resting_tree, keys);
   }
-  note_paired(grid_boxes_.size());
+  paired_recently_.note(grid_boxes_.size());
 }
 
 void MovingSet::pair_with_tree_queries(const ObjectTable& table, const WideTree& resting_tree,
@@ -159,13 +159,6 @@ void MovingSet::find_grid_pairs(std::span<const Box> boxes) {
   grid_.find_pairs(grid_pairs_);
 }
 
-void MovingSet::note_paired(std::size_t boxes) noexcept {
-  if (boxes >= paired_recently_ || ++paired_recently_age_ > kMemoryUpdates) {
-    paired_recently_ = boxes;
-    paired_recently_age_ = 0;
-  }
-}
-
 const WideTree& MovingSet::query_tree(const ObjectTable& table) const {
   if (query_tree_current_.load(std::memory_order_acquire)) return query_tree_;
   const std::lock_guard<std::mutex> lock(query_tree_mutex_);
@@ -183,21 +176,25 @@ const WideTree& MovingSet::query_tree(const ObjectTable& table) const {
 void MovingSet::give_back(const WorldSize& world) {
   // The boxes paired lately, not the world: after a busy update over the whole world the lists
   // for the pair finders' boxes are given back once few move.
-  const std::size_t paired = std::min(world.objects, paired_recently_);
+  const std::size_t paired = std::min(world.objects, paired_recently_.value());
   shrink_if_far_below(moving_, paired);
-  shrink_if_far_below(next_moving_, world.objects);
+  shrink_if_far_below(next_moving_, paired);
   shrink_if_far_below(grid_boxes_, paired);
   shrink_if_far_below(grid_handles_, paired);
   shrink_if_far_below(grid_moving_, paired);
-  shrink_if_far_below(grid_pairs_, world.pairs);
-  // A unit of tree queries is kept for each kQueriesPerWork objects.
-  const std::size_t units = (world.objects + kQueriesPerWork - 1) / kQueriesPerWork;
+  std::size_t unit_used = 0;
+  for (const std::vector<std::uint64_t>& unit : unit_keys_) unit_used = std::max(unit_used, unit.size());
+  keys_recently_.note(std::max({grid_pairs_.size(), resting_keys_.size(), unit_used}));
+  const std::size_t keys = world.keys(keys_recently_);
+  shrink_if_far_below(grid_pairs_, keys);
+  // A unit of tree queries is kept for each kQueriesPerWork objects paired lately.
+  const std::size_t units = (paired + kQueriesPerWork - 1) / kQueriesPerWork;
   std::size_t unit_bytes = heap_bytes(unit_keys_);
-  for (const std::vector<std::uint64_t>& keys : unit_keys_) unit_bytes += heap_bytes(keys);
+  for (const std::vector<std::uint64_t>& unit : unit_keys_) unit_bytes += heap_bytes(unit);
   if (far_below(units, unit_keys_.size(), unit_bytes)) unit_keys_.resize(units);
   shrink_if_far_below(unit_keys_, units);
-  for (std::vector<std::uint64_t>& keys : unit_keys_) shrink_if_far_below(keys, world.pairs);
-  shrink_if_far_below(resting_keys_, world.pairs);
+  for (std::vector<std::uint64_t>& unit : unit_keys_) shrink_if_far_below(unit, keys);
+  shrink_if_far_below(resting_keys_, keys);
   // The query tree is rebuilt from nothing when asked: when the moving sets of late are far
   // smaller than it has room for, it is dropped (kept otherwise, so a queried world of a steady
   // size allocates nothing a step).

@@ -72,22 +72,19 @@ class MovingSet {
   /// Makes grid_pairs_ hold the pairs of `boxes` (by index), sorted: all against all for a few,
   /// else with the grid or the tree of grids (which then hold `boxes`).
   void find_grid_pairs(std::span<const Box> boxes);
-  /// Notes how many boxes the pair finders paired, into the most they paired over about the last
-  /// kMemoryUpdates updates.
-  void note_paired(std::size_t boxes) noexcept;
 
   Config config_;
   std::vector<Handle> moving_;
   Pairing pairing_ = Pairing::one_grid;
   // The pair finders, with the most boxes each was built over since it was made (its scratch
-  // holds room for about that many) and the most paired lately (note_paired()).
+  // holds room for about that many), the most paired lately, and the most keys found lately.
   Grid grid_;
   Tree tree_;
   DirectPairs direct_pairs_;
   std::size_t grid_sized_for_ = 0;
   std::size_t tree_sized_for_ = 0;
-  std::size_t paired_recently_ = 0;
-  std::uint64_t paired_recently_age_ = 0;
+  RecentPeak paired_recently_;
+  RecentPeak keys_recently_;
   // An update's scratch, kept for its memory.
   std::vector<Handle> next_moving_;
   std::vector<Box> grid_boxes_;              ///< The boxes the pair finders pair ...

@@ -55,7 +55,8 @@ void ObjectTable::finish_update() {
 void ObjectTable::give_back(std::size_t changed) {
   shrink_if_far_below(objects_, objects_.size());
   shrink_if_far_below(filters_, filters_.size());
-  shrink_if_far_below(dirty_, std::max<std::size_t>(changed, live_));
+  recent_changed_.note(changed);
+  shrink_if_far_below(dirty_, std::min<std::size_t>(recent_changed_.value(), live_));
   handles_.give_back(live_);
 }
 

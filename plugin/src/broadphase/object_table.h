@@ -11,6 +11,7 @@
 #include "agrid_assert.h"
 #include "box_ops.h"
 #include "broadphase/handle_pool.h"
+#include "broadphase/world_size.h"
 #include "slack_growth.h"
 
 namespace agrid::detail {
@@ -91,8 +92,9 @@ class ObjectTable {
   /// one are dropped (the handles given out do not change: the lowest reusable one is taken
   /// first, so a dropped handle would have been given out only after all below it).
   [[gnu::cold]] void finish_update();
-  /// Gives memory back where it is far below what the table and the live objects ask
-  /// (slack_growth.h); `changed` objects were dirty during the update.
+  /// Gives memory back where it is far below what the table and the live objects ask, and the
+  /// changed objects' list where it is far below what recent updates changed (slack_growth.h);
+  /// `changed` objects were dirty during this one.
   [[gnu::cold]] void give_back(std::size_t changed);
   [[nodiscard]] std::size_t bytes_held() const noexcept;
   /// Null if the invariant holds (after an update), else what is broken. O(objects).
@@ -108,6 +110,7 @@ class ObjectTable {
   std::vector<Filter> filters_;
   HandlePool handles_;
   std::vector<Handle> dirty_;
+  RecentPeak recent_changed_;  ///< Objects changed in an update, lately.
   std::uint64_t updates_ = 0;
   std::uint32_t live_ = 0;
   std::uint32_t invalid_ = 0;

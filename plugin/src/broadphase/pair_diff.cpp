@@ -82,10 +82,13 @@ void PairDiff::report(bool last_reported, const CandidatePairs& candidates) {
   std::swap(moving_keys_, next_moving_keys_);
 }
 
-void PairDiff::give_back(std::size_t pairs) {
-  for (std::vector<Pair>* list : {&changes_.began, &changes_.ended}) shrink_if_far_below(*list, pairs);
+void PairDiff::give_back(const WorldSize& world) {
+  keys_recently_.note(std::max({changes_.began.size(), changes_.ended.size(), hit_before_.size(), hit_now_.size(),
+                                next_moving_keys_.size(), moving_keys_.size()}));
+  const std::size_t keys = world.keys(keys_recently_);
+  for (std::vector<Pair>* list : {&changes_.began, &changes_.ended}) shrink_if_far_below(*list, keys);
   for (std::vector<std::uint64_t>* list : {&hit_before_, &hit_now_, &next_moving_keys_, &moving_keys_}) {
-    shrink_if_far_below(*list, pairs);
+    shrink_if_far_below(*list, keys);
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "agrid/broadphase.h"
 #include "broadphase/candidate_pairs.h"
+#include "broadphase/world_size.h"
 
 namespace agrid::detail {
 
@@ -38,9 +39,9 @@ class PairDiff {
   /// The last report.
   [[nodiscard]] const PairChanges& changes() const noexcept { return changes_; }
 
-  /// Gives memory back where it is far below what `pairs` (candidates and moving keys) ask
-  /// (slack_growth.h). The changes are the update's result and are kept.
-  [[gnu::cold]] void give_back(std::size_t pairs);
+  /// Gives memory back where the lists are far below the most keys an update compared lately,
+  /// or the keys the world holds (slack_growth.h). The changes are the update's result and are kept.
+  [[gnu::cold]] void give_back(const WorldSize& world);
   [[nodiscard]] std::size_t bytes_held() const noexcept;
   /// Null if the invariant holds, else what is broken. O(keys).
   [[nodiscard, gnu::cold]] const char* problem() const;
@@ -51,6 +52,7 @@ class PairDiff {
   std::vector<std::uint64_t> hit_now_;
   std::vector<std::uint64_t> next_moving_keys_;
   std::vector<std::uint64_t> moving_keys_;
+  RecentPeak keys_recently_;  ///< The most keys a list held in an update, lately.
 };
 
 }  // namespace agrid::detail

@@ -161,14 +161,18 @@ void RestingSet::join(std::span<const Handle> joining, ObjectTable& table, const
   // a joining object), then into the resting tree in that tree's order (neighbours one after
   // another, so the resting tree's nodes they reach are warm).
   join_entries_.clear();
+  join_handles_.clear();
   for (const Handle h : joining) {
-    if (is_valid(table[h].fat)) join_entries_.push_back({table[h].fat, h});
+    if (!is_valid(table[h].fat)) continue;
+    join_entries_.push_back({table[h].fat, static_cast<std::uint32_t>(join_handles_.size())});
+    join_handles_.push_back(h);
   }
   joining_tree_.build(join_entries_);
-  const auto add = [&](Handle a, Handle b) { add_candidate(a, b, table, diff); };
-  WideTree::for_each_overlap(joining_tree_, tree_, add);
-  joining_tree_.for_each_overlap_within(add);
-  for (const WideTree::Entry& e : join_entries_) tree_.insert(e.object, e.box);
+  const Handle* const handle = join_handles_.data();
+  WideTree::for_each_overlap(joining_tree_, tree_, [&](std::uint32_t x, Handle b) { add_candidate(handle[x], b, table, diff); });
+  joining_tree_.for_each_overlap_within(
+      [&](std::uint32_t x, std::uint32_t y) { add_candidate(handle[x], handle[y], table, diff); });
+  for (const WideTree::Entry& e : join_entries_) tree_.insert(handle[e.object], e.box);
   joining_tree_.clear();  // its memory is kept; no leaf outlives the update
 }
 
@@ -246,12 +250,16 @@ void RestingSet::give_back(const WorldSize& world) {
   tree_.give_back(world.objects_end);
   candidates_.give_back();
   shrink_if_far_below(refused_list_, refused_list_.size());
-  shrink_if_far_below(retest_, world.objects);
-  shrink_if_far_below(retest_records_, world.pairs);
+  recent_handles_.note(std::max(retest_.size(), join_entries_.size()));
+  recent_records_.note(retest_records_.size());
+  const std::size_t handles = world.handles(recent_handles_);
+  shrink_if_far_below(retest_, handles);
+  shrink_if_far_below(retest_records_, world.keys(recent_records_));
   // The joining tree, built afresh each update, keeps room as a list of the step's handles does.
-  if (far_below(world.objects, joining_tree_.leaf_room(), joining_tree_.bytes_held())) joining_tree_ = WideTree();
-  joining_tree_.end_objects_at(world.objects_end);
-  shrink_if_far_below(join_entries_, world.objects);
+  if (far_below(handles, joining_tree_.leaf_room(), joining_tree_.bytes_held())) joining_tree_ = WideTree();
+  joining_tree_.end_objects_at(handles);
+  shrink_if_far_below(join_entries_, handles);
+  shrink_if_far_below(join_handles_, handles);
   // By handle: as large as the table, whose end may have come down, while passes are made
   // (a settling stack makes one an update); given back when none was for kMemoryUpdates.
   if (scan_boxes_.size() > world.objects_end) scan_boxes_.resize(world.objects_end);
@@ -266,7 +274,8 @@ void RestingSet::give_back(const WorldSize& world) {
 
 std::size_t RestingSet::bytes_held() const noexcept {
   return tree_.bytes_held() + candidates_.bytes_held() + heap_bytes(refused_list_) + heap_bytes(retest_) +
-         heap_bytes(retest_records_) + heap_bytes(join_entries_) + joining_tree_.bytes_held() + heap_bytes(scan_boxes_) +
+         heap_bytes(retest_records_) + heap_bytes(join_entries_) + joining_tree_.bytes_held() + heap_bytes(join_handles_) +
+         heap_bytes(scan_boxes_) +
          heap_bytes(scan_moved_);
 }
 

@@ -107,10 +107,16 @@ class RestingSet {
   std::uint32_t refused_count_ = 0;  ///< Objects whose `refused` is set.
   std::size_t refused_new_from_ = 0;  ///< refused_list_[refused_new_from_, end) was listed in the last update.
   // An update's scratch, kept for its memory.
+  RecentPeak recent_handles_;                  ///< The most handles the lists below held lately ...
+  RecentPeak recent_records_;                  ///< ... and records to re-test.
   std::vector<Handle> retest_;                 ///< Moved inside their fat boxes.
   std::vector<std::uint32_t> retest_records_;  ///< Candidate records to re-test, in list order.
-  std::vector<WideTree::Entry> join_entries_;  ///< The joining objects with a valid fat box ...
-  WideTree joining_tree_;                      ///< ... and a tree over them.
+  /// The joining objects with a valid fat box, a tree over them, and their handles: the tree's
+  /// leaves are indices into join_handles_, so that its leaves' places by id take room for the
+  /// joining objects, not for the whole table.
+  std::vector<WideTree::Entry> join_entries_;
+  WideTree joining_tree_;
+  std::vector<Handle> join_handles_;
   std::vector<ScanBox> scan_boxes_;            ///< By handle: the boxes, for a pass over all candidates ...
   std::vector<std::uint8_t> scan_moved_;       ///< ... and whether the object moved ...
   std::uint64_t scanned_at_ = 0;               ///< ... and the update that last made such a pass.
