@@ -368,7 +368,7 @@ TEST(CandidatePairsMemory, CompactsKeepingEveryList) {
   Rng rng(8);
   detail::CandidatePairs candidates;
   candidates.resize(kObjects);
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> records;  // by (first, second)
+  std::map<std::pair<std::uint32_t, std::uint32_t>, detail::CandidateId> records;  // by (first, second)
   std::map<std::pair<std::uint32_t, std::uint32_t>, bool> hits;
   while (records.size() < 60000) {
     const std::uint32_t a = rng.below(kObjects);
@@ -399,7 +399,7 @@ TEST(CandidatePairsMemory, CompactsKeepingEveryList) {
   // Each object's list holds exactly its pairs, with their hits.
   for (std::uint32_t object = 0; object < kObjects / 2; ++object) {
     std::map<std::pair<std::uint32_t, std::uint32_t>, bool> listed;
-    for (std::uint32_t r = candidates.first(object); r != detail::CandidatePairs::kNone; r = candidates.next(r, object)) {
+    for (detail::CandidateId r = candidates.first(object); !r.is_none(); r = candidates.next(r, object)) {
       listed[{candidates.first_member(r), candidates.second_member(r)}] = candidates.hit(r);
     }
     std::map<std::pair<std::uint32_t, std::uint32_t>, bool> expected;

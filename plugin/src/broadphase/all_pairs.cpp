@@ -26,7 +26,7 @@ std::span<const Pair> AllPairs::current(std::uint64_t update, bool found, const 
   } else {
     // Not asked for since an earlier update: made afresh from the candidates and moving keys.
     std::vector<std::uint64_t> keys(diff.moving_keys().begin(), diff.moving_keys().end());
-    candidates.for_each([&](std::uint32_t r) {
+    candidates.for_each([&](CandidateId r) {
       if (candidates.hit(r)) keys.push_back(candidates.key(r));
     });
     std::sort(keys.begin(), keys.end());

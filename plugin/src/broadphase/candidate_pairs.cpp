@@ -8,20 +8,20 @@
 
 namespace agrid::detail {
 
-std::uint32_t CandidatePairs::add(std::uint32_t a, std::uint32_t b, bool hit) {
+CandidateId CandidatePairs::add(std::uint32_t a, std::uint32_t b, bool hit) {
   AGRID_ASSERT(a != b && a < head_.size() && b < head_.size());
-  std::uint32_t record = free_;
-  if (record != kNone) {
-    free_ = records_[record].next[0];
+  CandidateId record = free_;
+  if (!record.is_none()) {
+    free_ = at(record).next[0];
   } else {
-    if (records_.size() >= kNone) throw std::length_error("agrid::Broadphase: at most 2^32 - 1 candidate pairs");
-    record = static_cast<std::uint32_t>(records_.size());
+    if (records_.size() >= CandidateId::kMaxRecords) throw std::length_error("agrid::Broadphase: at most 2^32 - 1 candidate pairs");
+    record = CandidateId(static_cast<std::uint32_t>(records_.size()));
     grow_for_one(records_);
     grow_for_one(prev_);
     records_.emplace_back();
     prev_.emplace_back();
   }
-  Record& r = records_[record];
+  Record& r = at(record);
   r.first = std::min(a, b);
   r.second = std::max(a, b);
   r.state = hit ? kLive | kHit : kLive;
@@ -32,14 +32,14 @@ std::uint32_t CandidatePairs::add(std::uint32_t a, std::uint32_t b, bool hit) {
   return record;
 }
 
-void CandidatePairs::remove(std::uint32_t record) {
-  AGRID_ASSERT(record < records_.size() && records_[record].state != kFree);
+void CandidatePairs::remove(CandidateId record) {
+  AGRID_ASSERT(record.index() < records_.size() && at(record).state != kFree);
   unlink(record, 0);
   unlink(record, 1);
   --live_;
   hits_ -= hit(record);
-  records_[record].state = kFree;
-  records_[record].next[0] = free_;
+  at(record).state = kFree;
+  at(record).next[0] = free_;
   free_ = record;
 }
 
@@ -47,12 +47,12 @@ void CandidatePairs::resize(std::uint32_t objects) {
   // Out of line: inlined into Broadphase::create it used up inlining GCC allows broadphase.cpp,
   // whose hot calls then stopped being inlined (measured: set_box's push_back).
   grow_for_one(head_);
-  head_.resize(objects, kNone);
+  head_.resize(objects, CandidateId::none());
 }
 
 void CandidatePairs::forget_from(std::uint32_t objects) {
   if (objects >= head_.size()) return;
-  AGRID_ASSERT(std::all_of(head_.begin() + objects, head_.end(), [](std::uint32_t r) { return r == kNone; }));
+  AGRID_ASSERT(std::all_of(head_.begin() + objects, head_.end(), [](CandidateId r) { return r.is_none(); }));
   head_.resize(objects);
   shrink_if_far_below(head_, objects);
 }
@@ -63,50 +63,50 @@ void CandidatePairs::give_back() {
 }
 
 void CandidatePairs::compact() {
-  std::vector<std::uint32_t> renumbered(records_.size(), kNone);
+  std::vector<CandidateId> renumbered(records_.size());
   std::vector<Record> kept_records;
   std::vector<Prev> kept_prev;
   kept_records.reserve(shrunk_capacity(live_));
   kept_prev.reserve(shrunk_capacity(live_));
   for (std::uint32_t r = 0; r < records_.size(); ++r) {
     if (records_[r].state == kFree) continue;
-    renumbered[r] = static_cast<std::uint32_t>(kept_records.size());
+    renumbered[r] = CandidateId(static_cast<std::uint32_t>(kept_records.size()));
     kept_records.push_back(records_[r]);
     kept_prev.push_back(prev_[r]);
   }
   // A live record links only live ones (a free record's next[0] is the free list, dropped here).
-  const auto moved = [&](std::uint32_t r) { return r == kNone ? kNone : renumbered[r]; };
+  const auto moved = [&](CandidateId r) { return r.is_none() ? r : renumbered[r.index()]; };
   for (std::size_t r = 0; r < kept_records.size(); ++r) {
     for (int s = 0; s < 2; ++s) {
       kept_records[r].next[s] = moved(kept_records[r].next[s]);
       kept_prev[r].prev[s] = moved(kept_prev[r].prev[s]);
     }
   }
-  for (std::uint32_t& head : head_) head = moved(head);
+  for (CandidateId& head : head_) head = moved(head);
   records_.swap(kept_records);
   prev_.swap(kept_prev);
-  free_ = kNone;
+  free_ = CandidateId::none();
 }
 
-void CandidatePairs::link(std::uint32_t record, int s) {
+void CandidatePairs::link(CandidateId record, int s) {
   const std::uint32_t object = member(record, s);
-  const std::uint32_t old_head = head_[object];
-  prev_[record].prev[s] = kNone;
-  records_[record].next[s] = old_head;
-  if (old_head != kNone) prev_[old_head].prev[side(old_head, object)] = record;
+  const CandidateId old_head = head_[object];
+  prev(record, s) = CandidateId::none();
+  at(record).next[s] = old_head;
+  if (!old_head.is_none()) prev(old_head, side(old_head, object)) = record;
   head_[object] = record;
 }
 
-void CandidatePairs::unlink(std::uint32_t record, int s) {
+void CandidatePairs::unlink(CandidateId record, int s) {
   const std::uint32_t object = member(record, s);
-  const std::uint32_t prev = prev_[record].prev[s];
-  const std::uint32_t next = records_[record].next[s];
-  if (prev == kNone) {
-    head_[object] = next;
+  const CandidateId before = prev(record, s);
+  const CandidateId after = at(record).next[s];
+  if (before.is_none()) {
+    head_[object] = after;
   } else {
-    records_[prev].next[side(prev, object)] = next;
+    at(before).next[side(before, object)] = after;
   }
-  if (next != kNone) prev_[next].prev[side(next, object)] = prev;
+  if (!after.is_none()) prev(after, side(after, object)) = before;
 }
 
 const char* CandidatePairs::problem() const {
@@ -117,7 +117,7 @@ const char* CandidatePairs::problem() const {
     if (records_[r].state == kFree) continue;
     if (records_[r].state != kLive && records_[r].state != (kLive | kHit)) return "CandidatePairs: a record's state is unknown";
     ++live;
-    hits += hit(r);
+    hits += hit(CandidateId(r));
     if (!(records_[r].first < records_[r].second)) return "CandidatePairs: a record's members are not first < second";
   }
   if (live != live_ || hits != hits_) return "CandidatePairs: counts disagree with the records";
@@ -125,11 +125,12 @@ const char* CandidatePairs::problem() const {
   // together the lists hold every live record twice.
   std::uint64_t listed = 0;
   for (std::uint32_t object = 0; object < head_.size(); ++object) {
-    std::uint32_t previous = kNone;
-    for (std::uint32_t r = head_[object]; r != kNone; r = next(r, object)) {
-      if (records_[r].state == kFree) return "CandidatePairs: a list holds a free record";
-      if (records_[r].first != object && records_[r].second != object) return "CandidatePairs: a list holds another's record";
-      if (prev_[r].prev[side(r, object)] != previous) return "CandidatePairs: a prev link is wrong";
+    CandidateId previous;
+    for (CandidateId r = head_[object]; !r.is_none(); r = next(r, object)) {
+      if (r.index() >= records_.size()) return "CandidatePairs: a link is past the records";
+      if (at(r).state == kFree) return "CandidatePairs: a list holds a free record";
+      if (at(r).first != object && at(r).second != object) return "CandidatePairs: a list holds another's record";
+      if (prev_[r.index()].prev[side(r, object)] != previous) return "CandidatePairs: a prev link is wrong";
       previous = r;
       if (++listed > 2ull * live_) return "CandidatePairs: the lists hold more than every record twice";
     }

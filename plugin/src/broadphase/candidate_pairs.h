@@ -4,12 +4,34 @@
 // one object visits only its own candidates.
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "pair_key.h"
 #include "slack_growth.h"
 
 namespace agrid::detail {
+
+/// A candidate record's id (an index into CandidatePairs' records), or none: a list's end, an
+/// empty list, the end of the free list.
+class CandidateId {
+ public:
+  /// None.
+  constexpr CandidateId() noexcept = default;
+  constexpr explicit CandidateId(std::uint32_t index) noexcept : index_(index) {}
+  [[nodiscard]] static constexpr CandidateId none() noexcept { return CandidateId(); }
+  [[nodiscard]] constexpr bool is_none() const noexcept { return index_ == kNoneIndex; }
+  /// The index into the records (not none).
+  [[nodiscard]] constexpr std::uint32_t index() const noexcept { return index_; }
+  friend constexpr bool operator==(CandidateId, CandidateId) noexcept = default;
+
+  /// The most records there can be: the highest index is none.
+  static constexpr std::uint32_t kMaxRecords = std::numeric_limits<std::uint32_t>::max();
+
+ private:
+  static constexpr std::uint32_t kNoneIndex = kMaxRecords;
+  std::uint32_t index_ = kNoneIndex;
+};
 
 /// Records of candidate pairs (first < second), each in two doubly linked lists, one per member,
 /// so that adding and removing a record costs O(1) and an object's records are walked without a
@@ -21,8 +43,6 @@ namespace agrid::detail {
 /// records marked hit.
 class CandidatePairs {
  public:
-  static constexpr std::uint32_t kNone = 0xffffffffu;
-
   /// Makes room for handles below `objects` (more than now).
   void resize(std::uint32_t objects);
 
@@ -35,40 +55,36 @@ class CandidatePairs {
   void give_back();
 
   /// Adds the candidate (a, b), a != b, with whether it is a hit; returns its record.
-  std::uint32_t add(std::uint32_t a, std::uint32_t b, bool hit);
+  CandidateId add(std::uint32_t a, std::uint32_t b, bool hit);
 
   /// Removes a live record.
-  void remove(std::uint32_t record);
+  void remove(CandidateId record);
 
-  /// The first record of `object`'s list, or kNone.
-  [[nodiscard]] std::uint32_t first(std::uint32_t object) const noexcept { return head_[object]; }
+  /// The first record of `object`'s list, or none.
+  [[nodiscard]] CandidateId first(std::uint32_t object) const noexcept { return head_[object]; }
 
-  /// The record after `record` in `object`'s list (object is one of its members), or kNone.
-  [[nodiscard]] std::uint32_t next(std::uint32_t record, std::uint32_t object) const noexcept {
-    return records_[record].next[side(record, object)];
+  /// The record after `record` in `object`'s list (object is one of its members), or none.
+  [[nodiscard]] CandidateId next(CandidateId record, std::uint32_t object) const noexcept {
+    return at(record).next[side(record, object)];
   }
 
   /// Asks the processor to fetch a record soon (a hint: nothing changes).
-  void prefetch(std::uint32_t record) const noexcept {
-    __builtin_prefetch(records_.data() + record);
-  }
+  void prefetch(CandidateId record) const noexcept { __builtin_prefetch(records_.data() + record.index()); }
   /// The pair's members, first < second.
-  [[nodiscard]] std::uint32_t first_member(std::uint32_t record) const noexcept { return records_[record].first; }
-  [[nodiscard]] std::uint32_t second_member(std::uint32_t record) const noexcept { return records_[record].second; }
+  [[nodiscard]] std::uint32_t first_member(CandidateId record) const noexcept { return at(record).first; }
+  [[nodiscard]] std::uint32_t second_member(CandidateId record) const noexcept { return at(record).second; }
   /// The member other than `object`.
-  [[nodiscard]] std::uint32_t other(std::uint32_t record, std::uint32_t object) const noexcept {
-    const Record& m = records_[record];
+  [[nodiscard]] std::uint32_t other(CandidateId record, std::uint32_t object) const noexcept {
+    const Record& m = at(record);
     return m.first == object ? m.second : m.first;
   }
-  [[nodiscard]] std::uint64_t key(std::uint32_t record) const noexcept {
-    return pair_key(records_[record].first, records_[record].second);
-  }
+  [[nodiscard]] std::uint64_t key(CandidateId record) const noexcept { return pair_key(at(record).first, at(record).second); }
 
-  [[nodiscard]] bool hit(std::uint32_t record) const noexcept { return (records_[record].state & kHit) != 0; }
+  [[nodiscard]] bool hit(CandidateId record) const noexcept { return (at(record).state & kHit) != 0; }
   /// Sets whether the pair's exact boxes overlap.
-  void set_hit(std::uint32_t record, bool hit) noexcept {
+  void set_hit(CandidateId record, bool hit) noexcept {
     hits_ = hits_ - this->hit(record) + hit;
-    records_[record].state = hit ? kLive | kHit : kLive;
+    at(record).state = hit ? kLive | kHit : kLive;
   }
 
   /// Re-tests, in record order, every live record with a member `moved`: `meets(first, second)`
@@ -87,7 +103,7 @@ class CandidatePairs {
       const bool hit = meets(a, b);
       const bool was = (record.state & kHit) != 0;
       if (hit == was) continue;
-      changed(r, hit);
+      changed(CandidateId(r), hit);
       hits_ = hits_ - was + hit;
       record.state = hit ? kLive | kHit : kLive;
     }
@@ -102,13 +118,13 @@ class CandidatePairs {
   template <class Visit>
   void for_each(Visit&& visit) const {
     for (std::uint32_t r = 0; r < records_.size(); ++r) {
-      if (records_[r].state != kFree) visit(r);
+      if (records_[r].state != kFree) visit(CandidateId(r));
     }
   }
 
   /// Heap memory held.
   [[nodiscard]] std::size_t bytes_held() const noexcept {
-    return records_.capacity() * sizeof(Record) + prev_.capacity() * sizeof(Prev) + head_.capacity() * sizeof(std::uint32_t);
+    return records_.capacity() * sizeof(Record) + prev_.capacity() * sizeof(Prev) + head_.capacity() * sizeof(CandidateId);
   }
 
   /// Null if the invariant holds, else what is broken. O(records): for AGRID_ASSERT and tests.
@@ -118,33 +134,37 @@ class CandidatePairs {
   struct Record {
     std::uint32_t first;
     std::uint32_t second;   ///< first < second
-    std::uint32_t next[2];  ///< In each member's list (0: first's, 1: second's); next[0] is also the free list's link.
+    CandidateId next[2];    ///< In each member's list (0: first's, 1: second's); next[0] is also the free list's link.
     std::uint8_t state;     ///< kFree, or kLive maybe with kHit.
   };
+  static_assert(sizeof(CandidateId) == sizeof(std::uint32_t));
   struct Prev {
-    std::uint32_t prev[2];  ///< In each member's list.
+    CandidateId prev[2];  ///< In each member's list.
   };
   /// A record's state: free, or live and maybe hit.
   static constexpr std::uint8_t kFree = 0;
   static constexpr std::uint8_t kLive = 1;
   static constexpr std::uint8_t kHit = 2;
 
+  [[nodiscard]] const Record& at(CandidateId record) const noexcept { return records_[record.index()]; }
+  [[nodiscard]] Record& at(CandidateId record) noexcept { return records_[record.index()]; }
+  [[nodiscard]] CandidateId& prev(CandidateId record, int side) noexcept { return prev_[record.index()].prev[side]; }
   /// Which of a record's lists is `object`'s: 0 for its first member, 1 for its second.
-  [[nodiscard]] int side(std::uint32_t record, std::uint32_t object) const noexcept {
-    return records_[record].second == object ? 1 : 0;
+  [[nodiscard]] int side(CandidateId record, std::uint32_t object) const noexcept {
+    return at(record).second == object ? 1 : 0;
   }
-  [[nodiscard]] std::uint32_t member(std::uint32_t record, int side) const noexcept {
-    return side == 0 ? records_[record].first : records_[record].second;
+  [[nodiscard]] std::uint32_t member(CandidateId record, int side) const noexcept {
+    return side == 0 ? at(record).first : at(record).second;
   }
   /// Copies the live records, in order, into arrays of shrunk_capacity() and relinks them.
   void compact();
-  void link(std::uint32_t record, int side);
-  void unlink(std::uint32_t record, int side);
+  void link(CandidateId record, int side);
+  void unlink(CandidateId record, int side);
 
   std::vector<Record> records_;
   std::vector<Prev> prev_;
-  std::vector<std::uint32_t> head_;  ///< By object: its first record.
-  std::uint32_t free_ = kNone;
+  std::vector<CandidateId> head_;  ///< By object: its first record.
+  CandidateId free_;
   std::uint32_t live_ = 0;
   std::uint32_t hits_ = 0;
 };

@@ -57,7 +57,7 @@ void PairDiff::report(bool last_reported, const CandidatePairs& candidates) {
   AGRID_ASSERT(ascends(next_moving_keys_));
   if (!last_reported) {
     hit_now_.clear();
-    candidates.for_each([&](std::uint32_t r) {
+    candidates.for_each([&](CandidateId r) {
       if (candidates.hit(r)) hit_now_.push_back(candidates.key(r));
     });
     hit_before_.clear();

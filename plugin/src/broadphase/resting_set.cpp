@@ -50,7 +50,7 @@ void RestingSet::start_update(const ObjectTable& table, std::span<const Handle> 
 void RestingSet::leave(Handle h, ObjectTable& table, PairDiff& diff) {
   Object& o = table[h];
   AGRID_ASSERT(leaves(o));
-  for (std::uint32_t r = candidates_.first(h); r != CandidatePairs::kNone; r = candidates_.first(h)) {
+  for (CandidateId r = candidates_.first(h); !r.is_none(); r = candidates_.first(h)) {
     if (candidates_.hit(r)) diff.hit_before(candidates_.key(r));
     candidates_.remove(r);
   }
@@ -89,21 +89,21 @@ void RestingSet::retest_list_by_list(const ObjectTable& table, PairDiff& diff) {
   retest_records_.clear();
   for (std::size_t i = 0; i < retest_.size(); ++i) {
     if (i + kRetestPrefetch < retest_.size()) {
-      const std::uint32_t first = candidates_.first(retest_[i + kRetestPrefetch]);
-      if (first != CandidatePairs::kNone) candidates_.prefetch(first);
+      const CandidateId first = candidates_.first(retest_[i + kRetestPrefetch]);
+      if (!first.is_none()) candidates_.prefetch(first);
     }
     const Handle h = retest_[i];
-    for (std::uint32_t r = candidates_.first(h); r != CandidatePairs::kNone; r = candidates_.next(r, h)) {
+    for (CandidateId r = candidates_.first(h); !r.is_none(); r = candidates_.next(r, h)) {
       retest_records_.push_back(r);
     }
   }
   for (std::size_t i = 0; i < retest_records_.size(); ++i) {
     if (i + kRetestPrefetch < retest_records_.size()) {
-      const std::uint32_t ahead = retest_records_[i + kRetestPrefetch];
+      const CandidateId ahead = retest_records_[i + kRetestPrefetch];
       __builtin_prefetch(&table[candidates_.first_member(ahead)]);
       __builtin_prefetch(&table[candidates_.second_member(ahead)]);
     }
-    const std::uint32_t r = retest_records_[i];
+    const CandidateId r = retest_records_[i];
     const bool hit = boxes_meet(table[candidates_.first_member(r)].box, table[candidates_.second_member(r)].box);
     if (hit == candidates_.hit(r)) continue;
     if (hit) {
@@ -123,7 +123,7 @@ void RestingSet::retest_in_one_pass(const ObjectTable& table, PairDiff& diff) {
   AGRID_ASSERT(scan_ready_ && scan_boxes_.size() >= table.size());
   const ScanBox* const boxes = scan_boxes_.data();
   const auto meets = [&](std::uint32_t a, std::uint32_t b) { return boxes[a].meets(boxes[b]); };
-  const auto changed = [&](std::uint32_t r, bool hit) {
+  const auto changed = [&](CandidateId r, bool hit) {
     if (hit) {
       diff.hit_now(candidates_.key(r));
     } else {
@@ -301,7 +301,7 @@ const char* RestingSet::problem(const ObjectTable& table) const {
   std::uint32_t leaves = 0;
   for (Handle h = 0; h < table.size(); ++h) {
     const Object& o = table[h];
-    if (!o.alive && (tree_.contains(h) || candidates_.first(h) != CandidatePairs::kNone)) {
+    if (!o.alive && (tree_.contains(h) || !candidates_.first(h).is_none())) {
       return "RestingSet: a removed object is still kept";
     }
     const bool rests = o.alive && o.place == Place::resting;
@@ -316,7 +316,7 @@ const char* RestingSet::problem(const ObjectTable& table) const {
   if (rest != resting_ || leaves != tree_.leaves()) return "RestingSet: the resting objects are miscounted";
   if (const char* p = refused_problem(table)) return p;
   const char* bad_candidate = nullptr;
-  candidates_.for_each([&](std::uint32_t r) {
+  candidates_.for_each([&](CandidateId r) {
     const Handle a = candidates_.first_member(r);
     const Handle b = candidates_.second_member(r);
     const Object& x = table[a];

@@ -110,7 +110,7 @@ class RestingSet {
   RecentPeak recent_handles_;                  ///< The most handles the lists below held lately ...
   RecentPeak recent_records_;                  ///< ... and records to re-test.
   std::vector<Handle> retest_;                 ///< Moved inside their fat boxes.
-  std::vector<std::uint32_t> retest_records_;  ///< Candidate records to re-test, in list order.
+  std::vector<CandidateId> retest_records_;    ///< Candidate records to re-test, in list order.
   /// The joining objects with a valid fat box, a tree over them, and their handles: the tree's
   /// leaves are indices into join_handles_, so that its leaves' places by id take room for the
   /// joining objects, not for the whole table.
