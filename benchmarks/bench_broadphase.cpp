@@ -6,6 +6,8 @@
 // untimed into its steady state, then a fixed number of steps is timed, one thread. Counters:
 //   median_ms, max_ms   median and slowest timed step
 //   bytes_per_object    stats().bytes_held / live objects after the last step
+//   peak_bytes_per_object   the most stats().bytes_held after any update (the first, busy one
+//                       over the whole world, included) / live objects after the last step
 //   objects, pairs, moving, changed   stats() after the last step
 // BM_broadphase/scatter-50k: 50,000 boxes that all move every step (broadphase_scenes.h's
 // RandomWalk: a velocity each, 1% of them given a new one a step, at density 0.1: 0.4 pairs a
@@ -140,11 +142,15 @@ void bm_steps(benchmark::State& state, const Scene& scene, int warmup) {
     const auto set_box = [&](agrid::Handle handle, const agrid::Box& box) { broadphase.set_box(handle, box); };
     run.start(create);
     broadphase.update();
+    std::size_t peak = broadphase.stats().bytes_held;
     const auto step = [&] {
       run.step(create, remove, set_box);
       broadphase.update();
+      peak = std::max(peak, broadphase.stats().bytes_held);
     };
     run_steps(state, broadphase, warmup, [&] { run.prepare(); }, step);
+    const double objects = broadphase.stats().objects;
+    state.counters["peak_bytes_per_object"] = objects == 0 ? 0 : static_cast<double>(peak) / objects;
   });
 }
 
