@@ -80,14 +80,21 @@ void BroadphaseCore::update(bool find_pairs) {
 void BroadphaseCore::take_changes() {
   // Removed and leaving objects first, so that the re-tests below see only candidates that stay.
   // New objects rest at once (join_resting), leaving ones move.
+  // One pass counts what decides the update's kind: objects that are new or out of their fat box
+  // (set_box and create reset it then), and resting leaves that leave.
   const std::span<const Handle> changed = table_.take_dirty();
-  resting_.start_update(table_, changed);
+  std::size_t restless = 0;
+  std::size_t leaving_leaves = 0;
+  const std::uint32_t last = table_.now() - 1;
+  for (const Handle h : changed) {
+    const Object& o = table_[h];
+    restless += o.alive && o.fat_set_at == last;
+    leaving_leaves += RestingSet::leaves(o) && resting_.tree().contains(h);
+  }
+  busy_ = restless > 0 && restless * kBusyShare >= table_.live_count();
+  resting_.start_update(table_, changed.size(), leaving_leaves);
   entering_.clear();
   created_.clear();
-  std::size_t restless = 0;  // new, or out of their fat box (set_box and create reset it then)
-  const std::uint32_t last = table_.now() - 1;
-  for (const Handle h : changed) restless += table_[h].alive && table_[h].fat_set_at == last;
-  busy_ = restless > 0 && restless * kBusyShare >= table_.live_count();
   for (const Handle h : changed) {
     Object& o = table_[h];
     o.dirty = false;

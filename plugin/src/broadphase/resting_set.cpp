@@ -33,17 +33,15 @@ bool RestingSet::scan_pays(std::size_t moved, std::size_t objects) const noexcep
   return resting_ > 0 && moved * kScanAllShare >= resting_ && std::size_t{resting_} * kScanAllShare >= objects;
 }
 
-void RestingSet::start_update(const ObjectTable& table, std::span<const Handle> changed) {
+void RestingSet::start_update(const ObjectTable& table, std::size_t changed, std::size_t leaving_leaves) {
   updates_ = table.updates();
   compact_refused(table);
   refused_new_from_ = refused_list_.size();
   retest_.clear();
-  std::size_t leaving_leaves = 0;
-  for (const Handle h : changed) leaving_leaves += leaves(table[h]) && tree_.contains(h);
   rebuild_ = leaving_leaves * kRebuildShare > tree_.leaves();
   // Enough may move for a pass over all candidates: the boxes of those that move are written for
   // it by moved_inside(), where their objects are at hand.
-  scan_ready_ = scan_pays(changed.size(), table.size());
+  scan_ready_ = scan_pays(changed, table.size());
   if (scan_ready_) scan_boxes_.resize(table.size());
 }
 

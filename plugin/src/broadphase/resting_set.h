@@ -42,10 +42,10 @@ class RestingSet {
   /// Makes room for handles below `objects` (more than now).
   void make_room(std::uint32_t objects) { candidates_.resize(objects); }
 
-  /// Starts an update of `table` whose changed objects are `changed`: drops stale refused entries
-  /// (when they are the most), and prepares for the changed objects that leave the set or move
-  /// inside their fat boxes.
-  void start_update(const ObjectTable& table, std::span<const Handle> changed);
+  /// Starts an update of `table` in which `changed` objects changed, `leaving_leaves` of them
+  /// leaves that leave the set: drops stale refused entries (when they are the most), and
+  /// prepares for the changed objects that leave the set or move inside their fat boxes.
+  void start_update(const ObjectTable& table, std::size_t changed, std::size_t leaving_leaves);
   /// True iff the resting object `o` leaves the set in this update: removed, or out of its fat box.
   [[nodiscard]] static bool leaves(const Object& o) noexcept { return o.place == Place::resting && (!o.alive || o.leaving); }
   /// Takes the resting object `h` out (alive or just removed), its candidate hits to `diff` as
