@@ -96,7 +96,7 @@ void cut_into_units(std::span<WideTree::Entry> entries, std::size_t unit, Groups
 
 }  // namespace
 
-void NodeStack::grow() {
+void WideTree::NodeStack::grow() {
   std::vector<std::uint32_t> bigger(2 * capacity_);
   std::copy(data_, data_ + size_, bigger.begin());
   heap_.swap(bigger);
@@ -106,72 +106,76 @@ void NodeStack::grow() {
 
 Box WideTree::box(std::uint32_t object) const noexcept {
   AGRID_ASSERT(contains(object));
-  return slot_box(place_[object] / kWidth, place_[object] % kWidth);
+  return slot_box(place_[object].node(), place_[object].slot());
 }
 
-Box WideTree::slot_box(std::uint32_t node, std::uint32_t slot) const noexcept {
-  const Node& n = nodes_[node];
+Box WideTree::slot_box(NodeId node, std::uint32_t slot) const noexcept {
+  const Node& n = nodes_[node.index()];
   return {{n.lo[0][slot], n.lo[1][slot], n.lo[2][slot]}, {n.hi[0][slot], n.hi[1][slot], n.hi[2][slot]}};
 }
 
-void WideTree::set_slot_box(std::uint32_t node, std::uint32_t slot, const Box& box) noexcept {
-  Node& n = nodes_[node];
+void WideTree::set_slot_box(NodeId node, std::uint32_t slot, const Box& box) noexcept {
+  Node& n = nodes_[node.index()];
   for (int a = 0; a < 3; ++a) {
     n.lo[a][slot] = box.min[a];
     n.hi[a][slot] = box.max[a];
   }
 }
 
-Box WideTree::bounds(std::uint32_t node) const noexcept {
+Box WideTree::bounds(NodeId node) const noexcept {
   Box b = kEmptyBox;
-  for (std::uint32_t s = 0; s < nodes_[node].count; ++s) b = united(b, slot_box(node, s));
+  for (std::uint32_t s = 0; s < nodes_[node.index()].count; ++s) b = united(b, slot_box(node, s));
   return b;
 }
 
-void WideTree::set_child(std::uint32_t node, std::uint32_t slot, std::uint32_t child, bool leaf,
-                         const Box& box) noexcept {
-  Node& n = nodes_[node];
-  n.child[slot] = child;
-  n.leaf_bits = static_cast<std::uint8_t>((n.leaf_bits & ~(1u << slot)) | (static_cast<unsigned>(leaf) << slot));
-  set_slot_box(node, slot, box);
-  if (leaf) {
-    place_[child] = place_of(node, slot);
+WideTree::Child WideTree::child_at(NodeId node, std::uint32_t slot) const noexcept {
+  const Node& n = nodes_[node.index()];
+  const Box b = slot_box(node, slot);
+  return n.is_leaf(slot) ? Child::of_object(n.child_object(slot), b) : Child::of_node(n.child_node(slot), b);
+}
+
+void WideTree::set_child(NodeId node, std::uint32_t slot, const Child& child) noexcept {
+  Node& n = nodes_[node.index()];
+  set_slot_box(node, slot, child.box);
+  if (child.leaf) {
+    n.set_child_object(slot, child.object());
+    place_[child.object()] = LeafPlace(node, slot);
   } else {
-    nodes_[child].parent = node;
-    nodes_[child].slot = static_cast<std::uint8_t>(slot);
+    n.set_child_node(slot, child.node());
+    nodes_[child.node().index()].parent = node;
+    nodes_[child.node().index()].slot = static_cast<std::uint8_t>(slot);
   }
 }
 
-void WideTree::take_slot(std::uint32_t node, std::uint32_t slot) noexcept {
-  Node& n = nodes_[node];
+void WideTree::take_slot(NodeId node, std::uint32_t slot) noexcept {
+  Node& n = nodes_[node.index()];
   AGRID_ASSERT(slot < n.count);
   const std::uint32_t last = n.count - 1u;
-  if (slot != last) set_child(node, slot, n.child[last], n.is_leaf(last), slot_box(node, last));
-  n.child[last] = kNoNode;
-  n.leaf_bits = static_cast<std::uint8_t>(n.leaf_bits & ~(1u << last));
+  if (slot != last) set_child(node, slot, child_at(node, last));
+  n.set_child_node(last, NodeId::none());
   set_slot_box(node, last, kEmptyBox);
   --n.count;
 }
 
-std::uint32_t WideTree::allocate() {
-  std::uint32_t node = free_;
-  if (node != kNoNode) {
-    free_ = nodes_[node].parent;
+WideTree::NodeId WideTree::allocate() {
+  NodeId node = free_;
+  if (!node.is_none()) {
+    free_ = nodes_[node.index()].parent;
   } else {
     // A leaf's place is node * kWidth + slot in 32 bits.
-    if (nodes_.size() >= (std::size_t{kAbsent} / kWidth)) {
+    if (nodes_.size() >= LeafPlace::kMaxNodes) {
       throw std::length_error("agrid::Broadphase: at most 2^30 - 1 resting tree nodes");
     }
     grow_for_one(nodes_);
     nodes_.emplace_back();
-    node = static_cast<std::uint32_t>(nodes_.size() - 1);
+    node = NodeId(static_cast<std::uint32_t>(nodes_.size() - 1));
   }
-  Node& n = nodes_[node];
+  Node& n = nodes_[node.index()];
   for (std::uint32_t s = 0; s < kWidth; ++s) {
-    n.child[s] = kNoNode;
+    n.set_child_node(s, NodeId::none());
     set_slot_box(node, s, kEmptyBox);
   }
-  n.parent = kNoNode;
+  n.parent = NodeId::none();
   n.slot = 0;
   n.count = 0;
   n.leaf_bits = 0;
@@ -179,9 +183,9 @@ std::uint32_t WideTree::allocate() {
   return node;
 }
 
-void WideTree::release(std::uint32_t node) noexcept {
-  nodes_[node].count = 0;
-  nodes_[node].parent = free_;
+void WideTree::release(NodeId node) noexcept {
+  nodes_[node.index()].count = 0;
+  nodes_[node.index()].parent = free_;
   free_ = node;
   --in_use_;
 }
@@ -189,12 +193,12 @@ void WideTree::release(std::uint32_t node) noexcept {
 void WideTree::clear() noexcept {
   for (const Node& n : nodes_) {
     for (std::uint32_t s = 0; s < n.count; ++s) {
-      if (n.is_leaf(s)) place_[n.child[s]] = kAbsent;
+      if (n.is_leaf(s)) place_[n.child_object(s)] = LeafPlace::absent();
     }
   }
   nodes_.clear();
-  free_ = kNoNode;
-  root_ = kNoNode;
+  free_ = NodeId::none();
+  root_ = NodeId::none();
   in_use_ = 0;
   leaves_ = 0;
 }
@@ -203,23 +207,23 @@ void WideTree::build(std::span<Entry> entries) {
   clear();
   leaves_ = static_cast<std::uint32_t>(entries.size());
   for (const Entry& e : entries) {
-    if (e.object >= place_.size()) place_.resize(std::size_t{e.object} + 1, kAbsent);
+    if (e.object >= place_.size()) place_.resize(std::size_t{e.object} + 1, LeafPlace::absent());
   }
   if (entries.empty()) return;
   nodes_.reserve(entries.size() / (kWidth - 1) + 1);
   Box box;
   if (entries.size() == 1) {
     root_ = allocate();
-    nodes_[root_].count = 1;
-    set_child(root_, 0, entries[0].object, true, entries[0].box);
+    nodes_[root_.index()].count = 1;
+    set_child(root_, 0, Child::of_object(entries[0].object, entries[0].box));
     return;
   }
   root_ = build_node(entries, &box);
 }
 
-std::uint32_t WideTree::build_node(std::span<Entry> entries, Box* box) {
+WideTree::NodeId WideTree::build_node(std::span<Entry> entries, Box* box) {
   AGRID_ASSERT(entries.size() >= 2);
-  const std::uint32_t node = allocate();
+  const NodeId node = allocate();
   // Each child's subtree as full as can be: units of the largest power of kWidth below the
   // entries (whole 4-wide nodes at the bottom: about one node for three leaves).
   std::size_t unit = 1;
@@ -228,17 +232,17 @@ std::uint32_t WideTree::build_node(std::span<Entry> entries, Box* box) {
   cut_into_units(entries, unit, groups);
   AGRID_ASSERT(groups.count >= 2);
   const std::uint32_t count = groups.count;
-  nodes_[node].count = static_cast<std::uint8_t>(count);
+  nodes_[node.index()].count = static_cast<std::uint8_t>(count);
   Box all = kEmptyBox;
   for (std::uint32_t s = 0; s < count; ++s) {
     const std::span<Entry> group = groups.spans[s];
     Box child_box = group[0].box;
     if (group.size() == 1) {
       AGRID_ASSERT(is_valid(child_box));
-      set_child(node, s, group[0].object, true, child_box);
+      set_child(node, s, Child::of_object(group[0].object, child_box));
     } else {
-      const std::uint32_t child = build_node(group, &child_box);  // may move nodes_
-      set_child(node, s, child, false, child_box);
+      const NodeId child = build_node(group, &child_box);  // may move nodes_
+      set_child(node, s, Child::of_node(child, child_box));
     }
     all = united(all, child_box);
   }
@@ -250,20 +254,20 @@ void WideTree::insert(std::uint32_t object, const Box& box) {
   AGRID_ASSERT(is_valid(box) && !contains(object));
   if (object >= place_.size()) {
     grow_for_one(place_);
-    place_.resize(std::size_t{object} + 1, kAbsent);
+    place_.resize(std::size_t{object} + 1, LeafPlace::absent());
   }
-  if (root_ == kNoNode) {
+  if (root_.is_none()) {
     root_ = allocate();
-    nodes_[root_].count = 1;
-    set_child(root_, 0, object, true, box);
+    nodes_[root_.index()].count = 1;
+    set_child(root_, 0, Child::of_object(object, box));
     ++leaves_;
     return;
   }
   // Down the child whose bounds grow least (then the smaller), to the first node whose choice
   // is a leaf: the object joins that node.
-  std::uint32_t node = root_;
+  NodeId node = root_;
   for (;;) {
-    const Node& n = nodes_[node];
+    const Node& n = nodes_[node.index()];
     std::uint32_t best = 0;
     double best_growth = std::numeric_limits<double>::infinity();
     double best_cost = 0.0;
@@ -278,52 +282,52 @@ void WideTree::insert(std::uint32_t object, const Box& box) {
       }
     }
     if (n.is_leaf(best)) break;
-    node = n.child[best];
+    node = n.child_node(best);
   }
   ++leaves_;
-  add_child(node, {object, true, box});
+  add_child(node, Child::of_object(object, box));
 }
 
-void WideTree::add_child(std::uint32_t node, Child child) {
+void WideTree::add_child(NodeId node, Child child) {
   // A full node splits in two as a B-tree's does, and its new half joins the parent: the tree
   // deepens only when the root splits, so leaves arriving in one place never grow a chain.
   for (;;) {
-    if (nodes_[node].count < kWidth) {
-      const std::uint32_t slot = nodes_[node].count++;
-      set_child(node, slot, child.id, child.leaf, child.box);
+    if (nodes_[node.index()].count < kWidth) {
+      const std::uint32_t slot = nodes_[node.index()].count++;
+      set_child(node, slot, child);
       refit_upward(node);
       return;
     }
     if (node != root_ && add_to_sibling(node, child)) return;
     std::array<Child, kWidth + 1> all;
-    for (std::uint32_t s = 0; s < kWidth; ++s) all[s] = {nodes_[node].child[s], nodes_[node].is_leaf(s), slot_box(node, s)};
+    for (std::uint32_t s = 0; s < kWidth; ++s) all[s] = child_at(node, s);
     all[kWidth] = child;
     const std::size_t keep = split_five(all);
-    const std::uint32_t sibling = allocate();  // may move nodes_
+    const NodeId sibling = allocate();  // may move nodes_
     fill(node, std::span<const Child>(all).first(keep));
     fill(sibling, std::span<const Child>(all).subspan(keep));
     if (node == root_) {
       root_ = allocate();
-      fill(root_, std::array<Child, 2>{Child{node, false, bounds(node)}, Child{sibling, false, bounds(sibling)}});
+      fill(root_, std::array<Child, 2>{Child::of_node(node, bounds(node)), Child::of_node(sibling, bounds(sibling))});
       return;
     }
-    const std::uint32_t parent = nodes_[node].parent;
-    set_slot_box(parent, nodes_[node].slot, bounds(node));
-    child = {sibling, false, bounds(sibling)};
+    const NodeId parent = nodes_[node.index()].parent;
+    set_slot_box(parent, nodes_[node.index()].slot, bounds(node));
+    child = Child::of_node(sibling, bounds(sibling));
     node = parent;
   }
 }
 
-bool WideTree::add_to_sibling(std::uint32_t node, const Child& child) {
+bool WideTree::add_to_sibling(NodeId node, const Child& child) {
   // A full node's sibling with room takes the child instead, when that grows it by no more than
   // the child's own size: the nodes stay fuller than splits alone leave them (a B*-tree's
   // redistribution), which holds less memory and visits fewer nodes.
-  const std::uint32_t parent = nodes_[node].parent;
-  const Node& p = nodes_[parent];
-  std::uint32_t best = kNoNode;
+  const NodeId parent = nodes_[node.index()].parent;
+  const Node& p = nodes_[parent.index()];
+  std::uint32_t best = kWidth;  // no slot
   double best_growth = cost_of(child.box);
   for (std::uint32_t s = 0; s < p.count; ++s) {
-    if (p.is_leaf(s) || s == nodes_[node].slot || nodes_[p.child[s]].count == kWidth) continue;
+    if (p.is_leaf(s) || s == nodes_[node.index()].slot || nodes_[p.child_node(s).index()].count == kWidth) continue;
     const Box sibling = slot_box(parent, s);
     const double growth = cost_of(united(sibling, child.box)) - cost_of(sibling);
     if (growth <= best_growth) {
@@ -331,25 +335,25 @@ bool WideTree::add_to_sibling(std::uint32_t node, const Child& child) {
       best_growth = growth;
     }
   }
-  if (best == kNoNode) return false;
-  const std::uint32_t sibling = p.child[best];
-  const std::uint32_t slot = nodes_[sibling].count++;
-  set_child(sibling, slot, child.id, child.leaf, child.box);
+  if (best == kWidth) return false;
+  const NodeId sibling = p.child_node(best);
+  const std::uint32_t slot = nodes_[sibling.index()].count++;
+  set_child(sibling, slot, child);
   refit_upward(sibling);
   refit_upward(node);  // after a split below it, its own bounds shrank
   return true;
 }
 
-void WideTree::fill(std::uint32_t node, std::span<const Child> children) noexcept {
+void WideTree::fill(NodeId node, std::span<const Child> children) noexcept {
   AGRID_ASSERT(children.size() <= kWidth);
-  Node& n = nodes_[node];
+  Node& n = nodes_[node.index()];
   for (std::uint32_t s = 0; s < kWidth; ++s) {
-    n.child[s] = kNoNode;
+    n.set_child_node(s, NodeId::none());
     set_slot_box(node, s, kEmptyBox);
   }
   n.leaf_bits = 0;
   n.count = static_cast<std::uint8_t>(children.size());
-  for (std::uint32_t s = 0; s < children.size(); ++s) set_child(node, s, children[s].id, children[s].leaf, children[s].box);
+  for (std::uint32_t s = 0; s < children.size(); ++s) set_child(node, s, children[s]);
 }
 
 std::size_t WideTree::split_five(std::array<Child, kWidth + 1>& all) noexcept {
@@ -373,10 +377,11 @@ std::size_t WideTree::split_five(std::array<Child, kWidth + 1>& all) noexcept {
   return cost_of_cut(2) <= cost_of_cut(3) ? 2 : 3;
 }
 
-void WideTree::refit_upward(std::uint32_t node) noexcept {
-  while (nodes_[node].parent != kNoNode) {
-    const std::uint32_t parent = nodes_[node].parent;
-    const std::uint32_t slot = nodes_[node].slot;
+void WideTree::refit_upward(NodeId node) noexcept {
+  for (;;) {
+    const NodeId parent = nodes_[node.index()].parent;
+    if (parent.is_none()) return;
+    const std::uint32_t slot = nodes_[node.index()].slot;
     const Box fitted = bounds(node);
     if (equal_bounds(slot_box(parent, slot), fitted)) return;
     set_slot_box(parent, slot, fitted);
@@ -386,18 +391,18 @@ void WideTree::refit_upward(std::uint32_t node) noexcept {
 
 void WideTree::remove(std::uint32_t object) {
   AGRID_ASSERT(contains(object));
-  std::uint32_t node = place_[object] / kWidth;
-  take_slot(node, place_[object] % kWidth);
-  place_[object] = kAbsent;
+  NodeId node = place_[object].node();
+  take_slot(node, place_[object].slot());
+  place_[object] = LeafPlace::absent();
   --leaves_;
-  Node& n = nodes_[node];
+  Node& n = nodes_[node.index()];
   if (node == root_) {
     if (n.count == 0) {
       release(node);
-      root_ = kNoNode;
+      root_ = NodeId::none();
     } else if (n.count == 1 && !n.is_leaf(0)) {
-      root_ = n.child[0];  // a root of one node child: that child is the root
-      nodes_[root_].parent = kNoNode;
+      root_ = n.child_node(0);  // a root of one node child: that child is the root
+      nodes_[root_.index()].parent = NodeId::none();
       release(node);
     }
     return;
@@ -405,12 +410,12 @@ void WideTree::remove(std::uint32_t object) {
   // A node whose children fit in its parent's slots (its own among them) gives them to it:
   // always below two children, and so the nodes stay full as leaves come and go (measured: a
   // world breathing by 5% a step otherwise drifted to 7% more memory in 50 steps).
-  const std::uint32_t parent = n.parent;
-  if (nodes_[parent].count - 1u + n.count <= kWidth) {
-    set_child(parent, n.slot, n.child[0], n.is_leaf(0), slot_box(node, 0));
-    for (std::uint32_t s = 1; s < nodes_[node].count; ++s) {
-      const std::uint32_t slot = nodes_[parent].count++;
-      set_child(parent, slot, nodes_[node].child[s], nodes_[node].is_leaf(s), slot_box(node, s));
+  const NodeId parent = n.parent;
+  if (nodes_[parent.index()].count - 1u + n.count <= kWidth) {
+    set_child(parent, n.slot, child_at(node, 0));
+    for (std::uint32_t s = 1; s < nodes_[node.index()].count; ++s) {
+      const std::uint32_t slot = nodes_[parent.index()].count++;
+      set_child(parent, slot, child_at(node, s));
     }
     release(node);
     node = parent;
@@ -421,8 +426,8 @@ void WideTree::remove(std::uint32_t object) {
 
 bool WideTree::end_objects_at(std::size_t objects) {
   AGRID_ASSERT(std::all_of(place_.begin() + static_cast<std::ptrdiff_t>(std::min(objects, place_.size())), place_.end(),
-                           [](std::uint32_t p) { return p == kAbsent; }));
-  if (place_.size() > objects) place_.resize(objects);
+                           [](LeafPlace p) { return p.is_absent(); }));
+  if (place_.size() > objects) place_.resize(objects, LeafPlace::absent());
   return shrink_if_far_below(place_, place_.size());
 }
 
@@ -434,71 +439,74 @@ bool WideTree::give_back(std::size_t objects) {
   std::vector<Node> kept;
   kept.reserve(shrunk_capacity(in_use_));
   struct Move {
-    std::uint32_t node;    ///< Its old index ...
-    std::uint32_t parent;  ///< ... and its parent's new one.
+    NodeId node;    ///< Its old index ...
+    NodeId parent;  ///< ... and its parent's new one.
   };
   std::vector<Move> todo;
-  if (root_ != kNoNode) todo.push_back({root_, kNoNode});
+  if (!root_.is_none()) todo.push_back({root_, NodeId::none()});
   while (!todo.empty()) {
     const Move move = todo.back();
     todo.pop_back();
-    const auto index = static_cast<std::uint32_t>(kept.size());
-    kept.push_back(nodes_[move.node]);
+    const NodeId index(static_cast<std::uint32_t>(kept.size()));
+    kept.push_back(nodes_[move.node.index()]);
     Node& n = kept.back();
     n.parent = move.parent;
-    if (move.parent != kNoNode) kept[move.parent].child[n.slot] = index;
+    if (!move.parent.is_none()) kept[move.parent.index()].set_child_node(n.slot, index);
     for (std::uint32_t s = 0; s < n.count; ++s) {
       if (n.is_leaf(s)) {
-        place_[n.child[s]] = place_of(index, s);
+        place_[n.child_object(s)] = LeafPlace(index, s);
       } else {
-        todo.push_back({n.child[s], index});
+        todo.push_back({n.child_node(s), index});
       }
     }
   }
   AGRID_ASSERT(kept.size() == in_use_);
   nodes_.swap(kept);
-  root_ = nodes_.empty() ? kNoNode : 0;
-  free_ = kNoNode;
+  root_ = nodes_.empty() ? NodeId::none() : NodeId(0);
+  free_ = NodeId::none();
   return true;
 }
 
 void WideTree::damage_for_test(float delta) noexcept {
-  if (root_ != kNoNode) nodes_[root_].hi[0][0] += delta;
+  if (!root_.is_none()) nodes_[root_.index()].hi[0][0] += delta;
 }
 
 const char* WideTree::problem() const {
   std::uint32_t leaves = 0;
   std::uint32_t nodes = 0;
-  if (root_ != kNoNode) {
-    if (nodes_[root_].parent != kNoNode) return "WideTree: the root has a parent";
-    if (nodes_[root_].count == 0) return "WideTree: the root is empty";
-    if (nodes_[root_].count == 1 && !nodes_[root_].is_leaf(0)) return "WideTree: the root has one node child";
+  if (!root_.is_none()) {
+    const Node& root = nodes_[root_.index()];
+    if (!root.parent.is_none()) return "WideTree: the root has a parent";
+    if (root.count == 0) return "WideTree: the root is empty";
+    if (root.count == 1 && !root.is_leaf(0)) return "WideTree: the root has one node child";
   }
-  std::vector<std::uint32_t> todo;
-  if (root_ != kNoNode) todo.push_back(root_);
+  std::vector<NodeId> todo;
+  if (!root_.is_none()) todo.push_back(root_);
   while (!todo.empty()) {
-    const std::uint32_t node = todo.back();
+    const NodeId node = todo.back();
     todo.pop_back();
     if (++nodes > in_use_) return "WideTree: more nodes reached than are in use (a cycle?)";
-    const Node& n = nodes_[node];
+    const Node& n = nodes_[node.index()];
     if (n.count > kWidth || (node != root_ && n.count < 2)) return "WideTree: a node has too few or too many children";
     if ((n.leaf_bits >> n.count) != 0) return "WideTree: an empty slot is marked a leaf";
     for (std::uint32_t s = n.count; s < kWidth; ++s) {
-      if (n.child[s] != kNoNode || !equal_bounds(slot_box(node, s), kEmptyBox)) return "WideTree: an empty slot is not empty";
+      if (!n.child_node(s).is_none() || !equal_bounds(slot_box(node, s), kEmptyBox)) return "WideTree: an empty slot is not empty";
     }
     for (std::uint32_t s = 0; s < n.count; ++s) {
       const Box b = slot_box(node, s);
       if (n.is_leaf(s)) {
         ++leaves;
         if (!is_valid(b)) return "WideTree: a leaf's box is invalid";
-        if (n.child[s] >= place_.size() || place_[n.child[s]] != place_of(node, s)) {
+        const std::uint32_t object = n.child_object(s);
+        if (object >= place_.size() || place_[object] != LeafPlace(node, s)) {
           return "WideTree: a leaf's object does not name its slot";
         }
         continue;
       }
-      const std::uint32_t child = n.child[s];
-      if (child >= nodes_.size()) return "WideTree: a child node is out of range";
-      if (nodes_[child].parent != node || nodes_[child].slot != s) return "WideTree: a child does not point back";
+      const NodeId child = n.child_node(s);
+      if (child.is_none() || child.index() >= nodes_.size()) return "WideTree: a child node is out of range";
+      const Node& c = nodes_[child.index()];
+      if (c.parent != node || c.slot != s) return "WideTree: a child does not point back";
       if (!equal_bounds(b, bounds(child))) return "WideTree: a slot's bounds are not its child's union";
       todo.push_back(child);
     }
@@ -506,12 +514,12 @@ const char* WideTree::problem() const {
   if (nodes != in_use_) return "WideTree: nodes in use are miscounted";
   if (leaves != leaves_) return "WideTree: leaves are miscounted";
   std::uint32_t placed = 0;
-  for (const std::uint32_t p : place_) {
-    if (p == kAbsent) continue;
+  for (const LeafPlace p : place_) {
+    if (p.is_absent()) continue;
     ++placed;
-    const std::uint32_t node = p / kWidth;
-    const std::uint32_t slot = p % kWidth;
-    if (node >= nodes_.size() || slot >= nodes_[node].count || !nodes_[node].is_leaf(slot)) {
+    const NodeId node = p.node();
+    const std::uint32_t slot = p.slot();
+    if (node.index() >= nodes_.size() || slot >= nodes_[node.index()].count || !nodes_[node.index()].is_leaf(slot)) {
       return "WideTree: an object's place is not a leaf";
     }
   }

@@ -11,35 +11,11 @@
 #include <vector>
 
 #include "agrid/box.h"
+#include "agrid_assert.h"
 #include "broadphase/lanes4.h"
 #include "segment_math.h"
 
 namespace agrid::detail {
-
-/// Node indices of a walk still to visit: in place up to kInline, then on the heap, so that a
-/// deep tree never overflows it and a shallow one allocates nothing.
-class NodeStack {
- public:
-  NodeStack() = default;
-  NodeStack(const NodeStack&) = delete;
-  NodeStack& operator=(const NodeStack&) = delete;
-  void push(std::uint32_t node) {
-    if (size_ == capacity_) grow();
-    data_[size_++] = node;
-  }
-  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
-  std::uint32_t pop() noexcept { return data_[--size_]; }
-
- private:
-  /// Room in place: a walk keeps at most three nodes a level (a 4-wide tree 20 levels deep).
-  static constexpr std::size_t kInline = 64;
-  void grow();
-  std::array<std::uint32_t, kInline> inline_;
-  std::vector<std::uint32_t> heap_;
-  std::uint32_t* data_ = inline_.data();
-  std::size_t size_ = 0;
-  std::size_t capacity_ = kInline;
-};
 
 /// A tree of nodes with up to kWidth children each, every child either a node or a leaf (an
 /// object with its box). Invariant (problem()): a node's children fill its first `count` slots
@@ -76,7 +52,7 @@ class WideTree {
 
   /// True iff `object` is a leaf.
   [[nodiscard]] bool contains(std::uint32_t object) const noexcept {
-    return object < place_.size() && place_[object] != kAbsent;
+    return object < place_.size() && !place_[object].is_absent();
   }
 
   /// The box of a leaf's object (contains(object)).
@@ -114,7 +90,7 @@ class WideTree {
 
   /// Heap memory held.
   [[nodiscard]] std::size_t bytes_held() const noexcept {
-    return nodes_.capacity() * sizeof(Node) + place_.capacity() * sizeof(std::uint32_t);
+    return nodes_.capacity() * sizeof(Node) + place_.capacity() * sizeof(LeafPlace);
   }
 
   /// Gives memory back (slack_growth.h's rule): renumbers the nodes compactly when those in use
@@ -133,65 +109,180 @@ class WideTree {
   void damage_for_test(float delta) noexcept;
 
  private:
-  /// No node (a free list's end, the root's parent, an empty tree's root), and no child.
-  static constexpr std::uint32_t kNoNode = 0xffffffffu;
-  /// An object that is not a leaf, in place_.
-  static constexpr std::uint32_t kAbsent = 0xffffffffu;
+  /// A node: its index in nodes_, or none (a free list's end, the root's parent, an empty tree's
+  /// root, an empty slot). A type of its own so that a node is never taken for an object nor
+  /// compared with a raw sentinel; one word, every call on it inlined, so it costs nothing.
+  class NodeId {
+   public:
+    /// The node at `index` in nodes_, or none from the bits a slot or a stack kept.
+    constexpr explicit NodeId(std::uint32_t index) noexcept : index_(index) {}
+    [[nodiscard]] static constexpr NodeId none() noexcept { return NodeId(kNone); }
+    [[nodiscard]] constexpr bool is_none() const noexcept { return index_ == kNone; }
+    /// Its index in nodes_ (not none).
+    [[nodiscard]] constexpr std::uint32_t index() const noexcept {
+      AGRID_ASSERT(!is_none());
+      return index_;
+    }
+    /// Its bits as a slot or a stack keeps them, none included.
+    [[nodiscard]] constexpr std::uint32_t bits() const noexcept { return index_; }
+    friend constexpr bool operator==(NodeId, NodeId) noexcept = default;
+
+   private:
+    static constexpr std::uint32_t kNone = 0xffffffffu;
+    std::uint32_t index_;
+  };
+  static_assert(sizeof(NodeId) == sizeof(std::uint32_t));
+
+  /// Where an object's leaf is, by object in place_: a node's slot, kept as node * kWidth + slot
+  /// in one word (so that the table stays 4 bytes an object), or absent.
+  class LeafPlace {
+    /// Absent: above every node * kWidth + slot that allocate() lets be.
+    static constexpr std::uint32_t kAbsent = 0xffffffffu;
+
+   public:
+    /// Nodes a place can name: allocate() refuses more.
+    static constexpr std::size_t kMaxNodes = std::size_t{kAbsent} / kWidth;
+    constexpr LeafPlace(NodeId node, std::uint32_t slot) noexcept : bits_(node.index() * kWidth + slot) {}
+    /// An object that is not a leaf.
+    [[nodiscard]] static constexpr LeafPlace absent() noexcept { return LeafPlace(kAbsent); }
+    [[nodiscard]] constexpr bool is_absent() const noexcept { return bits_ == kAbsent; }
+    /// The leaf's node (not absent).
+    [[nodiscard]] constexpr NodeId node() const noexcept {
+      AGRID_ASSERT(!is_absent());
+      return NodeId(bits_ / kWidth);
+    }
+    /// The leaf's slot in its node (not absent).
+    [[nodiscard]] constexpr std::uint32_t slot() const noexcept {
+      AGRID_ASSERT(!is_absent());
+      return bits_ % kWidth;
+    }
+    friend constexpr bool operator==(LeafPlace, LeafPlace) noexcept = default;
+
+   private:
+    constexpr explicit LeafPlace(std::uint32_t bits) noexcept : bits_(bits) {}
+    std::uint32_t bits_;
+  };
+  static_assert(sizeof(LeafPlace) == sizeof(std::uint32_t));
+
+  /// Nodes a walk has still to visit: in place up to kInline, then on the heap, so that a deep
+  /// tree never overflows it and a shallow one allocates nothing.
+  class NodeStack {
+   public:
+    NodeStack() = default;
+    NodeStack(const NodeStack&) = delete;
+    NodeStack& operator=(const NodeStack&) = delete;
+    void push(NodeId node) {
+      if (size_ == capacity_) grow();
+      data_[size_++] = node.index();
+    }
+    [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+    NodeId pop() noexcept { return NodeId(data_[--size_]); }
+
+   private:
+    /// Room in place: a walk keeps at most three nodes a level (a 4-wide tree 20 levels deep).
+    static constexpr std::size_t kInline = 64;
+    void grow();
+    /// Indices, not NodeIds (which have no default constructor): the room in place is left
+    /// uninitialised, so that starting a walk costs nothing.
+    std::array<std::uint32_t, kInline> inline_;
+    std::vector<std::uint32_t> heap_;
+    std::uint32_t* data_ = inline_.data();
+    std::size_t size_ = 0;
+    std::size_t capacity_ = kInline;
+  };
 
   /// Four children: bounds by axis then by slot (so one axis of all four loads at once), what
   /// each is, and the way up. 128 bytes, two cache lines.
   struct alignas(64) Node {
     float lo[3][kWidth];
     float hi[3][kWidth];
-    std::uint32_t child[kWidth];  ///< A node index, or an object where leaf_bits says so.
-    std::uint32_t parent;         ///< kNoNode for the root; the next free node while free.
-    std::uint8_t slot;            ///< Its slot in its parent.
-    std::uint8_t count;           ///< Children, in slots [0, count); 0 while free.
-    std::uint8_t leaf_bits;       ///< Bit s set iff child s is an object.
+    /// A node (none in an empty slot), or an object where leaf_bits says so: read only through
+    /// child_node() and child_object(), which say which they expect.
+    std::uint32_t child[kWidth];
+    NodeId parent = NodeId::none();  ///< None for the root; the next free node while free.
+    std::uint8_t slot;               ///< Its slot in its parent.
+    std::uint8_t count;              ///< Children, in slots [0, count); 0 while free.
+    std::uint8_t leaf_bits;          ///< Bit s set iff child s is an object.
     [[nodiscard]] bool is_leaf(std::uint32_t s) const noexcept { return ((leaf_bits >> s) & 1u) != 0; }
+    /// Child s, a node, or none if the slot is empty (!is_leaf(s)).
+    [[nodiscard]] NodeId child_node(std::uint32_t s) const noexcept {
+      AGRID_ASSERT(!is_leaf(s));
+      return NodeId(child[s]);
+    }
+    /// Child s, an object (is_leaf(s)).
+    [[nodiscard]] std::uint32_t child_object(std::uint32_t s) const noexcept {
+      AGRID_ASSERT(is_leaf(s));
+      return child[s];
+    }
+    /// Makes child s the node `node`, or none to empty the slot.
+    void set_child_node(std::uint32_t s, NodeId node) noexcept {
+      child[s] = node.bits();
+      leaf_bits = static_cast<std::uint8_t>(leaf_bits & ~(1u << s));
+    }
+    /// Makes child s the object `object`.
+    void set_child_object(std::uint32_t s, std::uint32_t object) noexcept {
+      child[s] = object;
+      leaf_bits = static_cast<std::uint8_t>(leaf_bits | (1u << s));
+    }
   };
   static_assert(sizeof(Node) == 128);
 
-  [[nodiscard]] static std::uint32_t place_of(std::uint32_t node, std::uint32_t slot) noexcept {
-    return node * kWidth + slot;
-  }
-  [[nodiscard]] Box slot_box(std::uint32_t node, std::uint32_t slot) const noexcept;
-  void set_slot_box(std::uint32_t node, std::uint32_t slot, const Box& box) noexcept;
-  /// The union of a node's children's bounds.
-  [[nodiscard]] Box bounds(std::uint32_t node) const noexcept;
-  /// Puts a child into slot `slot` of `node`: its bounds, and its way back (place_ or parent).
-  void set_child(std::uint32_t node, std::uint32_t slot, std::uint32_t child, bool leaf, const Box& box) noexcept;
-  /// Empties a slot, moving the last child into it.
-  void take_slot(std::uint32_t node, std::uint32_t slot) noexcept;
-  std::uint32_t allocate();
-  void release(std::uint32_t node) noexcept;
-  /// The node built over `entries` (at least two), whose union is written to `*box`.
-  std::uint32_t build_node(std::span<Entry> entries, Box* box);
   /// A child as it is moved between nodes: a node or an object, and its bounds.
   struct Child {
-    std::uint32_t id;
+    std::uint32_t id;  ///< A node's index, or an object where `leaf` says so: read by node(), object().
     bool leaf;
     Box box;
+    [[nodiscard]] static Child of_node(NodeId node, const Box& node_box) noexcept {
+      return {node.index(), false, node_box};
+    }
+    [[nodiscard]] static Child of_object(std::uint32_t object, const Box& object_box) noexcept {
+      return {object, true, object_box};
+    }
+    /// The node (!leaf).
+    [[nodiscard]] NodeId node() const noexcept {
+      AGRID_ASSERT(!leaf);
+      return NodeId(id);
+    }
+    /// The object (leaf).
+    [[nodiscard]] std::uint32_t object() const noexcept {
+      AGRID_ASSERT(leaf);
+      return id;
+    }
   };
+
+  [[nodiscard]] Box slot_box(NodeId node, std::uint32_t slot) const noexcept;
+  void set_slot_box(NodeId node, std::uint32_t slot, const Box& box) noexcept;
+  /// The union of a node's children's bounds.
+  [[nodiscard]] Box bounds(NodeId node) const noexcept;
+  /// Slot `slot` of `node` (filled) as a child to move.
+  [[nodiscard]] Child child_at(NodeId node, std::uint32_t slot) const noexcept;
+  /// Puts a child into slot `slot` of `node`: its bounds, and its way back (place_ or parent).
+  void set_child(NodeId node, std::uint32_t slot, const Child& child) noexcept;
+  /// Empties a slot, moving the last child into it.
+  void take_slot(NodeId node, std::uint32_t slot) noexcept;
+  NodeId allocate();
+  void release(NodeId node) noexcept;
+  /// The node built over `entries` (at least two), whose union is written to `*box`.
+  NodeId build_node(std::span<Entry> entries, Box* box);
   /// Adds `child` to `node`, splitting full nodes on the way up, and refits the bounds above.
-  void add_child(std::uint32_t node, Child child);
+  void add_child(NodeId node, Child child);
   /// Gives `child` to a sibling of the full `node` that has room and grows least, if one grows
   /// by no more than the child's size; true iff one took it.
-  bool add_to_sibling(std::uint32_t node, const Child& child);
+  bool add_to_sibling(NodeId node, const Child& child);
   /// Makes `children` the node's only children.
-  void fill(std::uint32_t node, std::span<const Child> children) noexcept;
+  void fill(NodeId node, std::span<const Child> children) noexcept;
   /// Orders five children for a split and returns how many go to the first half (2 or 3).
   static std::size_t split_five(std::array<Child, kWidth + 1>& all) noexcept;
   /// Sets the bounds above `node` to its children's union, up to the first that is unchanged.
-  void refit_upward(std::uint32_t node) noexcept;
+  void refit_upward(NodeId node) noexcept;
   /// Calls `visit(object)` for the leaves under the slots `meets(node)` accepts (as bits),
   /// from the node `start` down.
   template <class Meets, class Visit>
-  bool walk(std::uint32_t start, Meets&& meets, Visit&& visit) const;
+  bool walk(NodeId start, Meets&& meets, Visit&& visit) const;
   /// Starts fetching a node about to be pushed on a walk's stack, so that the misses of the
   /// several children a walk takes overlap rather than follow one another.
-  void prefetch(std::uint32_t node) const noexcept {
-    const char* p = reinterpret_cast<const char*>(&nodes_[node]);
+  void prefetch(NodeId node) const noexcept {
+    const char* p = reinterpret_cast<const char*>(&nodes_[node.index()]);
     __builtin_prefetch(p);
     __builtin_prefetch(p + 64);
   }
@@ -207,28 +298,28 @@ class WideTree {
   static void meet_pairs(const WideTree& a, const WideTree& b, NodeStack& pairs, Visit& visit);
 
   std::vector<Node> nodes_;
-  std::vector<std::uint32_t> place_;  ///< By object: place_of(node, slot) of its leaf, or kAbsent.
-  std::uint32_t root_ = kNoNode;
-  std::uint32_t free_ = kNoNode;
+  std::vector<LeafPlace> place_;  ///< By object: its leaf's place, or absent.
+  NodeId root_ = NodeId::none();
+  NodeId free_ = NodeId::none();
   std::uint32_t leaves_ = 0;
   std::uint32_t in_use_ = 0;
 };
 
 template <class Meets, class Visit>
-bool WideTree::walk(std::uint32_t start, Meets&& meets, Visit&& visit) const {
-  if (start == kNoNode) return true;
+bool WideTree::walk(NodeId start, Meets&& meets, Visit&& visit) const {
+  if (start.is_none()) return true;
   NodeStack stack;
   stack.push(start);
   while (!stack.empty()) {
-    const Node& node = nodes_[stack.pop()];
+    const Node& node = nodes_[stack.pop().index()];
     unsigned hits = meets(node) & ((1u << node.count) - 1u);
     while (hits != 0) {
       const auto s = static_cast<std::uint32_t>(__builtin_ctz(hits));
       hits &= hits - 1;
       if (!node.is_leaf(s)) {
-        prefetch(node.child[s]);
-        stack.push(node.child[s]);
-      } else if (!visit(node.child[s])) {
+        prefetch(node.child_node(s));
+        stack.push(node.child_node(s));
+      } else if (!visit(node.child_object(s))) {
         return false;
       }
     }
@@ -298,26 +389,26 @@ void WideTree::meet_slots(const WideTree& a, const Node& x, std::uint32_t s, con
   const bool leaf_x = x.is_leaf(s);
   const bool leaf_y = y.is_leaf(t);
   if (leaf_x && leaf_y) {
-    visit(x.child[s], y.child[t]);
+    visit(x.child_object(s), y.child_object(t));
   } else if (leaf_x) {
-    b.walk(y.child[t], [&](const Node& node) { return slots_meeting(node, x, s); },
-           [&](std::uint32_t object) { visit(x.child[s], object); return true; });
+    b.walk(y.child_node(t), [&](const Node& node) { return slots_meeting(node, x, s); },
+           [&](std::uint32_t object) { visit(x.child_object(s), object); return true; });
   } else if (leaf_y) {
-    a.walk(x.child[s], [&](const Node& node) { return slots_meeting(node, y, t); },
-           [&](std::uint32_t object) { visit(object, y.child[t]); return true; });
+    a.walk(x.child_node(s), [&](const Node& node) { return slots_meeting(node, y, t); },
+           [&](std::uint32_t object) { visit(object, y.child_object(t)); return true; });
   } else {
-    a.prefetch(x.child[s]);
-    b.prefetch(y.child[t]);
-    pairs.push(x.child[s]);
-    pairs.push(y.child[t]);
+    a.prefetch(x.child_node(s));
+    b.prefetch(y.child_node(t));
+    pairs.push(x.child_node(s));
+    pairs.push(y.child_node(t));
   }
 }
 
 template <class Visit>
 void WideTree::meet_pairs(const WideTree& a, const WideTree& b, NodeStack& pairs, Visit& visit) {
   while (!pairs.empty()) {
-    const Node& y = b.nodes_[pairs.pop()];
-    const Node& x = a.nodes_[pairs.pop()];
+    const Node& y = b.nodes_[pairs.pop().index()];
+    const Node& x = a.nodes_[pairs.pop().index()];
     for (std::uint32_t s = 0; s < x.count; ++s) {
       for (unsigned hits = slots_meeting(y, x, s); hits != 0; hits &= hits - 1) {
         meet_slots(a, x, s, b, y, static_cast<std::uint32_t>(__builtin_ctz(hits)), pairs, visit);
@@ -328,7 +419,7 @@ void WideTree::meet_pairs(const WideTree& a, const WideTree& b, NodeStack& pairs
 
 template <class Visit>
 void WideTree::for_each_overlap(const WideTree& a, const WideTree& b, Visit&& visit) {
-  if (a.root_ == kNoNode || b.root_ == kNoNode) return;
+  if (a.root_.is_none() || b.root_.is_none()) return;
   NodeStack pairs;
   pairs.push(a.root_);
   pairs.push(b.root_);
@@ -339,14 +430,14 @@ template <class Visit>
 void WideTree::for_each_overlap_within(Visit&& visit) const {
   // Each node's own children two by two (the later slots only), then the pairs of nodes that
   // those meetings pushed; the children that are nodes in turn.
-  if (root_ == kNoNode) return;
+  if (root_.is_none()) return;
   NodeStack nodes;
   NodeStack pairs;
   nodes.push(root_);
   while (!nodes.empty()) {
-    const Node& n = nodes_[nodes.pop()];
+    const Node& n = nodes_[nodes.pop().index()];
     for (std::uint32_t s = 0; s < n.count; ++s) {
-      if (!n.is_leaf(s)) nodes.push(n.child[s]);
+      if (!n.is_leaf(s)) nodes.push(n.child_node(s));
       for (unsigned later = slots_meeting(n, n, s) & ~((2u << s) - 1u); later != 0; later &= later - 1) {
         meet_slots(*this, n, s, *this, n, static_cast<std::uint32_t>(__builtin_ctz(later)), pairs, visit);
       }
