@@ -41,6 +41,32 @@ constexpr Box kEmptyBox = {{kInf, kInf, kInf}, {-kInf, -kInf, -kInf}};
   return edge(b.min.x, b.max.x) + edge(b.min.y, b.max.y) + edge(b.min.z, b.max.z);
 }
 
+/// The four slots' edges on one axis for the insertion cost, as edge() keeps them: hi - lo, 0
+/// where that is NaN (inf - inf) or negative (an empty slot), at most FLT_MAX.
+[[nodiscard]] Lanes4 edges(Lanes4 lo, Lanes4 hi) noexcept {
+  return min(max(hi - lo, Lanes4::splat(0.0f)), Lanes4::splat(FLT_MAX));
+}
+
+/// The insertion costs of four slots' bounds (`own`) and of each united with `box` (`joint`), in
+/// floats, four at once: cost_of's sum of edges, at most FLT_MAX so that a difference of two is
+/// never NaN. (An insert reads them at every level it descends.)
+struct SlotCosts {
+  alignas(16) float own[4];
+  alignas(16) float joint[4];
+  SlotCosts(const float (&lo)[3][4], const float (&hi)[3][4], const Box& box) noexcept {
+    Lanes4 own_sum = Lanes4::splat(0.0f);
+    Lanes4 joint_sum = own_sum;
+    for (int a = 0; a < 3; ++a) {
+      const Lanes4 l = Lanes4::load(lo[a]);
+      const Lanes4 h = Lanes4::load(hi[a]);
+      own_sum = own_sum + edges(l, h);
+      joint_sum = joint_sum + edges(min(l, Lanes4::splat(box.min[a])), max(h, Lanes4::splat(box.max[a])));
+    }
+    min(own_sum, Lanes4::splat(FLT_MAX)).store(own);
+    min(joint_sum, Lanes4::splat(FLT_MAX)).store(joint);
+  }
+};
+
 /// The box's centre on `axis`, for ordering: 0 where it is not a number (an edge from -inf to
 /// inf), so that the order stays a strict weak one.
 [[nodiscard]] float centre(const Box& b, int axis) noexcept {
@@ -123,9 +149,11 @@ void WideTree::set_slot_box(NodeId node, std::uint32_t slot, const Box& box) noe
 }
 
 Box WideTree::bounds(NodeId node) const noexcept {
-  Box b = kEmptyBox;
-  for (std::uint32_t s = 0; s < nodes_[node.index()].count; ++s) b = united(b, slot_box(node, s));
-  return b;
+  // An empty slot's inverted bounds (+inf, -inf) change no least or greatest.
+  const Node& n = nodes_[node.index()];
+  const auto least = [&](int a) { return Lanes4::load(n.lo[a]).min_lane(); };
+  const auto greatest = [&](int a) { return Lanes4::load(n.hi[a]).max_lane(); };
+  return {{least(0), least(1), least(2)}, {greatest(0), greatest(1), greatest(2)}};
 }
 
 WideTree::Child WideTree::child_at(NodeId node, std::uint32_t slot) const noexcept {
@@ -268,17 +296,16 @@ void WideTree::insert(std::uint32_t object, const Box& box) {
   NodeId node = root_;
   for (;;) {
     const Node& n = nodes_[node.index()];
+    const SlotCosts costs(n.lo, n.hi, box);
     std::uint32_t best = 0;
-    double best_growth = std::numeric_limits<double>::infinity();
-    double best_cost = 0.0;
+    float best_growth = kInf;
+    float best_cost = 0.0f;
     for (std::uint32_t s = 0; s < n.count; ++s) {
-      const Box child = slot_box(node, s);
-      const double cost = cost_of(united(child, box));
-      const double growth = cost - cost_of(child);
-      if (growth < best_growth || (growth == best_growth && cost < best_cost)) {
+      const float growth = costs.joint[s] - costs.own[s];
+      if (growth < best_growth || (growth == best_growth && costs.joint[s] < best_cost)) {
         best = s;
         best_growth = growth;
-        best_cost = cost;
+        best_cost = costs.joint[s];
       }
     }
     if (n.is_leaf(best)) break;
