@@ -53,6 +53,7 @@ void MovingSet::find_pairs(const ObjectTable& table, const RestingSet& resting, 
   // objects by one grid over both, which costs less than their queries.
   std::vector<std::uint64_t>& keys = diff.next_moving_keys();
   const WideTree& resting_tree = resting.tree();
+  filters_decide_ = config_.filter_moving_pairs && !table.filters_pass_all();
   const bool query = static_cast<std::uint64_t>(moving_.size()) * config_.tree_query_cost < resting_tree.leaves();
   pairing_ = query ? Pairing::tree_queries : Pairing::one_grid;
   if (query) {
@@ -123,7 +124,7 @@ void MovingSet::pair_in_one_grid(const ObjectTable& table, const WideTree& resti
     // Few: all against all, straight to keys (their ids the handles), only pairs with a moving
     // member (about moving x all tests).
     direct_pairs_.find_keys(grid_boxes_, grid_handles_, grid_moving_, config_.kernel, keys);
-    if (config_.filter_moving_pairs) {
+    if (filters_decide_) {
       std::erase_if(keys, [&](std::uint64_t key) { return !passes_filters(table, pair_of(key).first, pair_of(key).second); });
     }
     return;

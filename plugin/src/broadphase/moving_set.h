@@ -63,9 +63,10 @@ class MovingSet {
   [[nodiscard, gnu::cold]] const char* problem(const ObjectTable& table) const;
 
  private:
-  /// True iff the filters let a and b pair, or filters do not decide pairs with a moving member.
+  /// True iff the filters let a and b pair, or they do not decide this update's pairs
+  /// (filters_decide_).
   [[nodiscard]] bool passes_filters(const ObjectTable& table, Handle a, Handle b) const noexcept {
-    return !config_.filter_moving_pairs || passes(table.filter(a), table.filter(b));
+    return !filters_decide_ || passes(table.filter(a), table.filter(b));
   }
   void pair_with_tree_queries(const ObjectTable& table, const WideTree& resting_tree, std::vector<std::uint64_t>& keys);
   void pair_in_one_grid(const ObjectTable& table, const WideTree& resting_tree, std::vector<std::uint64_t>& keys);
@@ -74,6 +75,9 @@ class MovingSet {
   void find_grid_pairs(std::span<const Box> boxes);
 
   Config config_;
+  /// In find_pairs(): the filters decide pairs with a moving member, and some may refuse one
+  /// (else no filter is read: a random read a pair, where many pairs are found).
+  bool filters_decide_ = true;
   std::vector<Handle> moving_;
   Pairing pairing_ = Pairing::one_grid;
   // The pair finders, with the most boxes each was built over since it was made (its scratch

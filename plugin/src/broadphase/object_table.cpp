@@ -16,6 +16,7 @@ bool ObjectTable::set_filter(Handle h, Filter filter, float fat_margin) {
   Object& o = live(h, "set_filter");
   Filter& old = filters_[h];
   if (old.group == filter.group && old.mask == filter.mask) return false;
+  refusing_ = refusing_ + may_refuse(filter) - may_refuse(old);
   old = filter;
   reset_fat(o, fat_margin);
   mark_dirty(h);
@@ -27,6 +28,7 @@ void ObjectTable::remove(Handle h) {
   o.alive = false;
   --live_;
   invalid_ -= !is_valid(o.box);
+  refusing_ -= may_refuse(filters_[h]);
   handles_.removed(h);
   mark_dirty(h);
 }
@@ -75,7 +77,9 @@ const char* ObjectTable::problem() const {
   }
   std::uint32_t alive = 0;
   std::uint32_t invalid = 0;
-  for (const Object& o : objects_) {
+  std::uint32_t refusing = 0;
+  for (Handle h = 0; h < objects_.size(); ++h) {
+    const Object& o = objects_[h];
     if (o.dirty) return "ObjectTable: an object is marked changed after an update";
     if (!o.alive) {
       if (o.place != Place::none) return "ObjectTable: a removed object is still placed";
@@ -83,12 +87,14 @@ const char* ObjectTable::problem() const {
     }
     ++alive;
     invalid += !is_valid(o.box);
+    refusing += may_refuse(filters_[h]);
     if (is_valid(o.box) && !within(o.box, o.fat)) return "ObjectTable: a box is not in its fat box";
     if (o.leaving || o.joining) return "ObjectTable: a transition left half done";
     if (o.refused && o.place != Place::resting) return "ObjectTable: a refused object does not rest";
   }
   if (alive != live_) return "ObjectTable: the live objects are miscounted";
   if (invalid != invalid_) return "ObjectTable: the invalid boxes are miscounted";
+  if (refusing != refusing_) return "ObjectTable: the filters that may refuse are miscounted";
   return nullptr;
 }
 

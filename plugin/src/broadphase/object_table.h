@@ -39,6 +39,10 @@ struct alignas(64) Object {
 };
 static_assert(sizeof(Object) == 64);
 
+/// True iff a filter may refuse some pair: one whose mask leaves out a group, or that is in no
+/// group. Where no live object's may, every pair passes and no filter need be read.
+[[nodiscard]] constexpr bool may_refuse(Filter f) noexcept { return f.mask != ~std::uint32_t{0} || f.group == 0; }
+
 /// The objects by handle, their filters, the handles to give out, and the objects changed since
 /// the last update. Invariant (problem(), after an update): `live()` and `invalid()` count the
 /// live objects and those with an invalid box; no object is dirty; a live valid box lies in its
@@ -74,6 +78,8 @@ class ObjectTable {
   [[nodiscard]] std::size_t size() const noexcept { return objects_.size(); }
   [[nodiscard]] std::uint32_t live_count() const noexcept { return live_; }
   [[nodiscard]] std::uint32_t invalid_count() const noexcept { return invalid_; }
+  /// True iff no live object's filter may refuse a pair (may_refuse): every pair passes.
+  [[nodiscard]] bool filters_pass_all() const noexcept { return refusing_ == 0; }
   /// Updates so far (counting the one under way).
   [[nodiscard]] std::uint64_t updates() const noexcept { return updates_; }
   /// The update count modulo 2^32, as objects note it.
@@ -114,6 +120,7 @@ class ObjectTable {
   std::uint64_t updates_ = 0;
   std::uint32_t live_ = 0;
   std::uint32_t invalid_ = 0;
+  std::uint32_t refusing_ = 0;  ///< Live objects whose filter may refuse a pair.
 };
 
 template <class Grown>
@@ -142,6 +149,7 @@ Handle ObjectTable::create(const Box& box, Filter filter, float fat_margin, Grow
   reset_fat(o, fat_margin);
   ++live_;
   invalid_ += !is_valid(box);
+  refusing_ += may_refuse(filter);
   mark_dirty(h);
   return h;
 }
