@@ -5,12 +5,9 @@
 
 namespace agrid::detail {
 
-Object& ObjectTable::live(Handle h, const char* what) {
-  if (!contains(h)) throw std::invalid_argument(std::string("agrid::Broadphase::") + what + ": not a live handle");
-  return objects_[h];
+void ObjectTable::throw_not_live(const char* what) {
+  throw std::invalid_argument(std::string("agrid::Broadphase::") + what + ": not a live handle");
 }
-
-const Object& ObjectTable::live(Handle h, const char* what) const { return const_cast<ObjectTable*>(this)->live(h, what); }
 
 bool ObjectTable::set_filter(Handle h, Filter filter, float fat_margin) {
   Object& o = live(h, "set_filter");

@@ -64,9 +64,13 @@ class ObjectTable {
   /// Removes a live object: it stays in the table, dead and dirty, until the update after.
   void remove(Handle h);
 
-  /// The live object `h`, or std::invalid_argument naming `what` (the API call).
-  Object& live(Handle h, const char* what);
-  const Object& live(Handle h, const char* what) const;
+  /// The live object `h`, or std::invalid_argument naming `what` (the API call). Inline: every
+  /// set_box asks it.
+  Object& live(Handle h, const char* what) {
+    if (!contains(h)) [[unlikely]] throw_not_live(what);
+    return objects_[h];
+  }
+  const Object& live(Handle h, const char* what) const { return const_cast<ObjectTable*>(this)->live(h, what); }
   /// True iff `h` is a live handle.
   [[nodiscard]] bool contains(Handle h) const noexcept { return h < objects_.size() && objects_[h].alive; }
 
@@ -107,6 +111,7 @@ class ObjectTable {
   [[nodiscard, gnu::cold]] const char* problem() const;
 
  private:
+  [[noreturn, gnu::cold]] static void throw_not_live(const char* what);
   void mark_dirty(Handle h);
   /// The object's box left its fat box or its filter changed: a new fat box, and a resting
   /// object leaves the resting set at the next update.
