@@ -333,6 +333,11 @@ def test_config_fields_by_name_and_repr():
         agrid.Config(problem=None)
     text = repr(c)
     assert text.startswith("Config(leaf_capacity=16, big_span=2, ") and "tree_query_cost=3)" in text
+    assert "kernel=Kernel.scalar" in text
+    # Pasted back, it makes the same Config.
+    back = eval(text, {"Config": agrid.Config, "Kernel": agrid.Kernel})
+    assert repr(back) == text
+    assert (back.leaf_capacity, back.kernel, back.tree_query_cost, back.fat_margin) == (16, agrid.Kernel.scalar, 3, c.fat_margin)
 
 
 def test_version_is_the_projects():

@@ -327,11 +327,17 @@ agrid::Config config_from_fields(const py::kwargs& fields) {
 }
 
 /// Config(leaf_capacity=32, ...): every field, as Config(**fields) takes them.
+/// Config(field=value, ...), which evaluates back to an equal Config where Config and Kernel are
+/// in scope: a Kernel as Kernel.<name> (pybind11's own repr, <Kernel.scalar: 1>, is not Python).
 std::string config_repr(const py::object& config) {
   std::string text = "Config(";
   for (const std::string& field : config_fields(py::type::of(config))) {
     if (text.back() != '(') text += ", ";
-    text += field + "=" + py::cast<std::string>(py::repr(config.attr(field.c_str())));
+    const py::object value = config.attr(field.c_str());
+    const std::string shown = py::isinstance<agrid::Kernel>(value)
+                                  ? "Kernel." + py::cast<std::string>(value.attr("name"))
+                                  : py::cast<std::string>(py::repr(value));
+    text += field + "=" + shown;
   }
   return text + ")";
 }
