@@ -107,8 +107,9 @@ class Broadphase {
   /// True iff `handle` is a live object.
   [[nodiscard]] bool contains(Handle handle) const noexcept;
 
-  /// The object's current box. `handle` must be live.
-  [[nodiscard]] const Box& box(Handle handle) const;
+  /// The object's current box (a copy: a reference would dangle once create() grows the table).
+  /// `handle` must be live.
+  [[nodiscard]] Box box(Handle handle) const;
   /// The object's current filter. `handle` must be live.
   [[nodiscard]] Filter filter(Handle handle) const;
 

@@ -236,7 +236,7 @@ std::span<const Pair> Broadphase::pairs() const { return impl_->pairs(); }
 
 bool Broadphase::contains(Handle handle) const noexcept { return impl_->table().contains(handle); }
 
-const Box& Broadphase::box(Handle handle) const { return impl_->table().live(handle, "box").box; }
+Box Broadphase::box(Handle handle) const { return impl_->table().live(handle, "box").box; }
 
 Filter Broadphase::filter(Handle handle) const {
   impl_->table().live(handle, "filter");

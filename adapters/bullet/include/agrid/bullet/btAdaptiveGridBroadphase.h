@@ -144,10 +144,9 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
   /// Whether filter changes on objects at rest are looked for every step.
   bool getWatchFiltersAtRest() const;
 
+ private:
   /// The implementation, defined in the library.
   class Impl;
-
- private:
   btAdaptiveGridBroadphase(const btAdaptiveGridBroadphase&) = delete;
   btAdaptiveGridBroadphase& operator=(const btAdaptiveGridBroadphase&) = delete;
 
