@@ -2,7 +2,17 @@
 // AGRID_ASSERT: checks of the library's own invariants, compiled in only with AGRID_ASSERTS
 // (CMake option AGRID_ASSERTS: on for Debug, sanitizer and fuzzing builds, off in Release).
 
+#include <algorithm>
+
 namespace agrid::detail {
+
+/// True iff `items` ascend strictly (each once, in order): what a problem() check says of a
+/// sorted set.
+template <class Items>
+[[nodiscard]] bool ascends_strictly(const Items& items) {
+  return std::adjacent_find(items.begin(), items.end(), [](const auto& a, const auto& b) { return !(a < b); }) ==
+         items.end();
+}
 
 /// Reports a broken invariant on stderr (what, where) and aborts.
 [[noreturn]] void invariant_broken(const char* what, const char* file, int line) noexcept;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "agrid_assert.h"
 #include "pair_key.h"
 #include "slack_growth.h"
 
@@ -45,7 +46,7 @@ void AllPairs::give_back(const WorldSize& world) {
 
 const char* AllPairs::problem() const {
   if (!current_.load(std::memory_order_acquire)) return nullptr;
-  if (std::adjacent_find(pairs_.begin(), pairs_.end(), std::greater_equal<>()) != pairs_.end()) {
+  if (!ascends_strictly(pairs_)) {
     return "AllPairs: the pairs do not ascend, or repeat";
   }
   return nullptr;

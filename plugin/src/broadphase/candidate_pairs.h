@@ -73,11 +73,6 @@ class CandidatePairs {
   /// The pair's members, first < second.
   [[nodiscard]] std::uint32_t first_member(CandidateId record) const noexcept { return at(record).first; }
   [[nodiscard]] std::uint32_t second_member(CandidateId record) const noexcept { return at(record).second; }
-  /// The member other than `object`.
-  [[nodiscard]] std::uint32_t other(CandidateId record, std::uint32_t object) const noexcept {
-    const Record& m = at(record);
-    return m.first == object ? m.second : m.first;
-  }
   [[nodiscard]] std::uint64_t key(CandidateId record) const noexcept { return pair_key(at(record).first, at(record).second); }
 
   [[nodiscard]] bool hit(CandidateId record) const noexcept { return (at(record).state & kHit) != 0; }

@@ -216,7 +216,7 @@ std::size_t MovingSet::bytes_held() const noexcept {
 }
 
 const char* MovingSet::problem(const ObjectTable& table) const {
-  if (std::adjacent_find(moving_.begin(), moving_.end(), std::greater_equal<>()) != moving_.end()) {
+  if (!ascends_strictly(moving_)) {
     return "MovingSet: the members do not ascend, or repeat";
   }
   for (const Handle h : moving_) {

@@ -35,11 +35,6 @@ void sort_unique(std::vector<std::uint64_t>& keys) {
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
 }
 
-/// True iff `v` ascends strictly.
-template <class T>
-[[nodiscard]] bool ascends(const std::vector<T>& v) {
-  return std::adjacent_find(v.begin(), v.end(), [](const T& a, const T& b) { return !(a < b); }) == v.end();
-}
 
 }  // namespace
 
@@ -54,7 +49,7 @@ void PairDiff::start() {
 void PairDiff::report(bool last_reported, const CandidatePairs& candidates) {
   // Only pairs with a moving member and candidates whose hit changed can have begun or ended:
   // compare them as they were (the last moving keys, the old hits) with how they are now.
-  AGRID_ASSERT(ascends(next_moving_keys_));
+  AGRID_ASSERT(ascends_strictly(next_moving_keys_));
   if (!last_reported) {
     hit_now_.clear();
     candidates.for_each([&](CandidateId r) {
@@ -98,8 +93,8 @@ std::size_t PairDiff::bytes_held() const noexcept {
 }
 
 const char* PairDiff::problem() const {
-  if (!ascends(moving_keys_)) return "PairDiff: the moving keys do not ascend, or repeat";
-  if (!ascends(changes_.began) || !ascends(changes_.ended)) return "PairDiff: the changes do not ascend, or repeat";
+  if (!ascends_strictly(moving_keys_)) return "PairDiff: the moving keys do not ascend, or repeat";
+  if (!ascends_strictly(changes_.began) || !ascends_strictly(changes_.ended)) return "PairDiff: the changes do not ascend, or repeat";
   std::vector<Pair> both;
   std::set_intersection(changes_.began.begin(), changes_.began.end(), changes_.ended.begin(), changes_.ended.end(),
                         std::back_inserter(both));
