@@ -245,7 +245,7 @@ TEST(BroadphaseMemory, BreathingWorldKeepsItsMemory) {
   // 52,500), 1% stirred a step. Once warm (it has been at both ends, and most of its objects were
   // replaced: the resting tree's nodes, full after the first update's bulk build, settle to the
   // fullness that single inserts and removals keep, about 3 children a node; and the first
-  // update's lists, as long as the world, were given back: kMemoryUpdates to twice that many
+  // update's lists, as long as the world, were given back: kRecentUses to twice that many
   // updates after it), nothing is given back, and
   // the memory held changes in few steps and by little: a list grows where a step sets a new
   // high (the most moving objects so far), and no list shrinks and grows again from step to step.
@@ -265,8 +265,8 @@ TEST(BroadphaseMemory, BreathingWorldKeepsItsMemory) {
     }
     world.stir(kObjects / 100);
   };
-  constexpr int kWarmCycles = 12;  // 3 updates each: past 2 * kMemoryUpdates
-  static_assert(3 * kWarmCycles > 2 * detail::kMemoryUpdates);
+  constexpr int kWarmCycles = 12;  // 3 updates each: past 2 * kRecentUses
+  static_assert(3 * kWarmCycles > 2 * detail::kRecentUses);
   for (int cycle = 0; cycle < kWarmCycles; ++cycle) {
     for (const std::int64_t change : {std::int64_t{kBreath}, -2 * std::int64_t{kBreath}, std::int64_t{kBreath}}) {
       breathe(change);

@@ -31,7 +31,8 @@
 #include "agrid/debug.h"
 #include "agrid_scenes/scenes.h"
 #include "oracle/oracle.h"
-#include "parallel_for.h"  // agrid's loops, whose fork and join ThreadSanitizer sees
+#include "parallel_for.h"
+#include "recent_peak.h"  // agrid's loops, whose fork and join ThreadSanitizer sees
 #include "support/test_support.h"
 
 namespace agrid::test {
@@ -47,6 +48,10 @@ Box cube(float x0, float y0, float z0, float x1, float y1, float z1) {
 void expect_all_pair_paths_match(std::span<const Box> boxes, const std::vector<Pair>& expected,
                                  const Config& config = {}) {
   EXPECT_TRUE(same_pairs(expected, find_all_pairs(boxes, config), boxes)) << name(config);
+  PairFinder finder(config);
+  std::vector<Pair> found;
+  finder.find_pairs(boxes, found);
+  EXPECT_TRUE(same_pairs(expected, found, boxes)) << name(config);
   Grid grid(config);
   grid.build(boxes);
   EXPECT_TRUE(grid_pairs_match(grid, boxes, expected)) << name(config);
@@ -327,11 +332,12 @@ TEST(FindAllPairsWorkspace, MemoryOfABigCallIsFreedAfterASeriesOfSmallOnes) {
     (void)find_all_pairs(big);
     const std::size_t held = heap_in_use() - std::min(heap_in_use(), before);
     ASSERT_GT(held, std::size_t{10} << 20) << "the big call's structure should be kept for the next call";
-    // The workspace keeps it for 8 small calls in a row (kShrinkAfterCalls), then frees it.
-    for (int call = 0; call < 7; ++call) (void)find_all_pairs(small);
-    EXPECT_GT(heap_in_use(), before + held / 2) << "freed before 8 small calls";
-    (void)find_all_pairs(small);
-    EXPECT_LT(heap_in_use(), before + held / 10) << "still held after 8 small calls";
+    // The thread's PairFinder remembers the big call for at least kRecentUses calls, itself
+    // included, and at most twice that (RecentPeak), then makes its grid afresh.
+    for (std::uint64_t call = 1; call < detail::kRecentUses; ++call) (void)find_all_pairs(small);
+    EXPECT_GT(heap_in_use(), before + held / 2) << "freed within kRecentUses calls";
+    for (std::uint64_t call = 0; call < detail::kRecentUses; ++call) (void)find_all_pairs(small);
+    EXPECT_LT(heap_in_use(), before + held / 10) << "still held after 2 * kRecentUses calls";
   });
 }
 #endif

@@ -16,6 +16,7 @@
 #include "agrid/config.h"
 #include "agrid/grid.h"
 #include "agrid/pair.h"
+#include "agrid/pair_finder.h"
 #include "agrid/segment.h"
 #include "agrid/stats.h"
 #include "agrid/tree.h"
@@ -23,15 +24,16 @@
 /// The agrid library: boxes in, overlapping pairs and query hits out (docs/api.md: which API to use).
 namespace agrid {
 
-/// Every pair of overlapping boxes, each once as (i, j) with i < j, sorted ascending. With at
-/// least config.tree_min_boxes boxes and more than one thread in the caller's task arena, the
-/// tree of grids does the work on all of them; otherwise one grid. Boxes are closed; a box with
-/// a NaN or min > max overlaps nothing. Throws std::invalid_argument for an unusable config,
-/// std::length_error for 2^32 - 1 boxes or more.
+/// Every pair of overlapping boxes, each once as (i, j) with i < j, sorted ascending: a
+/// PairFinder's pairs (all against all for a few boxes, one grid, or with at least
+/// config.tree_min_boxes boxes and more than one thread in the caller's task arena, the tree of
+/// grids on all of them). Boxes are closed; a box with a NaN or min > max overlaps nothing.
+/// Throws std::invalid_argument for an unusable config, std::length_error for 2^32 - 1 boxes or
+/// more.
 ///
-/// Each thread keeps the grid or tree of its last call, so that calling this every frame costs
-/// what a kept Grid or Tree does; it is freed after 8 calls in a row that needed less than a
-/// quarter of the boxes it was sized for (docs/grid.md).
+/// Each thread keeps the PairFinder of its last call, so that calling this every frame costs
+/// what a kept PairFinder does (its memory follows the thread's recent calls); a caller that
+/// wants to own that memory keeps a PairFinder itself.
 [[nodiscard]] std::vector<Pair> find_all_pairs(std::span<const Box> boxes, const Config& config = {});
 
 }  // namespace agrid

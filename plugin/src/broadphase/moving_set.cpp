@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <iterator>
 
-#include <tbb/task_arena.h>
-
 #include "agrid_assert.h"
 #include "box_ops.h"
 #include "pair_key.h"
@@ -25,17 +23,14 @@ void MovingSet::start_update(std::size_t live) {
     query_tree_.clear();  // its memory is kept
     query_tree_current_.store(false, std::memory_order_relaxed);
   }
-  // The pair finders' scratch, kept so that a frame of the same size allocates nothing, holds
-  // room for the most boxes they were built over: after a busy update over the whole world (its
-  // first), a world where few move gives it back.
+  // The pair finder, kept so that a frame of the same size allocates nothing, holds room for the
+  // most boxes it was given: after a busy update over the whole world (its first), or once the
+  // world shrank, a world where few move gives it back at once (the finder's own rule would wait
+  // for its recent calls).
   const std::size_t objects = std::min(live, paired_recently_.value());
-  if (far_below(objects, grid_sized_for_, grid_.stats().bytes_held)) {
-    grid_ = Grid(config_);
-    grid_sized_for_ = 0;
-  }
-  if (far_below(objects, tree_sized_for_, tree_.stats().bytes_held)) {
-    tree_ = Tree(config_);
-    tree_sized_for_ = 0;
+  if (far_below(objects, finder_sized_for_, finder_.bytes_held())) {
+    finder_ = PairFinder(config_);
+    finder_sized_for_ = 0;
   }
 }
 
@@ -139,25 +134,8 @@ void MovingSet::pair_in_one_grid(const ObjectTable& table, const WideTree& resti
 }
 
 void MovingSet::find_grid_pairs(std::span<const Box> boxes) {
-  // On all threads when there are many (the tree of grids), else one grid; a few all against all
-  // (a grid's fixed costs would outweigh their tests).
-  if (boxes.size() < 2) {  // no pair (a world at rest moves nothing in most updates)
-    grid_pairs_.clear();
-    return;
-  }
-  if (boxes.size() <= kDirectPairsMaxBoxes) {
-    direct_pairs_.find_pairs(boxes, config_.kernel, grid_pairs_);
-    return;
-  }
-  if (boxes.size() >= config_.tree_min_boxes && tbb::this_task_arena::max_concurrency() > 1) {
-    tree_.build(boxes);
-    tree_sized_for_ = std::max(tree_sized_for_, boxes.size());
-    tree_.find_pairs(grid_pairs_);
-    return;
-  }
-  grid_.build(boxes);
-  grid_sized_for_ = std::max(grid_sized_for_, boxes.size());
-  grid_.find_pairs(grid_pairs_);
+  finder_.find_pairs(boxes, grid_pairs_);
+  finder_sized_for_ = std::max(finder_sized_for_, boxes.size());
 }
 
 const WideTree& MovingSet::query_tree(const ObjectTable& table) const {
@@ -211,7 +189,7 @@ std::size_t MovingSet::bytes_held() const noexcept {
   for (const std::vector<std::uint64_t>& keys : unit_keys_) unit_bytes += heap_bytes(keys);
   return heap_bytes(moving_) + heap_bytes(next_moving_) + heap_bytes(grid_boxes_) + heap_bytes(grid_handles_) +
          heap_bytes(grid_moving_) + heap_bytes(grid_pairs_) + unit_bytes + heap_bytes(resting_keys_) +
-         grid_.stats().bytes_held + tree_.stats().bytes_held + direct_pairs_.bytes_held() + query_tree_.bytes_held() +
+         finder_.bytes_held() + direct_pairs_.bytes_held() + query_tree_.bytes_held() +
          heap_bytes(query_entries_);
 }
 

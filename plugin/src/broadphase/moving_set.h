@@ -9,8 +9,7 @@
 #include <vector>
 
 #include "agrid/broadphase.h"
-#include "agrid/grid.h"
-#include "agrid/tree.h"
+#include "agrid/pair_finder.h"
 #include "broadphase/direct_pairs.h"
 #include "broadphase/object_table.h"
 #include "broadphase/pair_diff.h"
@@ -33,10 +32,10 @@ enum class Pairing : std::uint8_t {
 /// last update.
 class MovingSet {
  public:
-  explicit MovingSet(const Config& config) : config_(config), grid_(config), tree_(config) {}
+  explicit MovingSet(const Config& config) : config_(config), finder_(config) {}
 
   /// Starts an update of a world of `live` objects: the query tree is stale, and the pair
-  /// finders are made afresh when they hold far more room than recent updates used.
+  /// finder is made afresh when it holds far more room than recent updates used.
   void start_update(std::size_t live);
   /// The moving objects, ascending.
   [[nodiscard]] std::span<const Handle> members() const noexcept { return moving_; }
@@ -70,8 +69,7 @@ class MovingSet {
   }
   void pair_with_tree_queries(const ObjectTable& table, const WideTree& resting_tree, std::vector<std::uint64_t>& keys);
   void pair_in_one_grid(const ObjectTable& table, const WideTree& resting_tree, std::vector<std::uint64_t>& keys);
-  /// Makes grid_pairs_ hold the pairs of `boxes` (by index), sorted: all against all for a few,
-  /// else with the grid or the tree of grids (which then hold `boxes`).
+  /// Makes grid_pairs_ hold the pairs of `boxes` (by index), sorted, found by the pair finder.
   void find_grid_pairs(std::span<const Box> boxes);
 
   Config config_;
@@ -80,13 +78,12 @@ class MovingSet {
   bool filters_decide_ = true;
   std::vector<Handle> moving_;
   Pairing pairing_ = Pairing::one_grid;
-  // The pair finders, with the most boxes each was built over since it was made (its scratch
-  // holds room for about that many), the most paired lately, and the most keys found lately.
-  Grid grid_;
-  Tree tree_;
+  // The pair finder, with the most boxes it was given since it was made (it holds room for
+  // about that many), all against all over the one grid's few boxes with a moving member, the
+  // most boxes paired lately, and the most keys found lately.
+  PairFinder finder_;
+  std::size_t finder_sized_for_ = 0;
   DirectPairs direct_pairs_;
-  std::size_t grid_sized_for_ = 0;
-  std::size_t tree_sized_for_ = 0;
   RecentPeak paired_recently_;
   RecentPeak keys_recently_;
   // An update's scratch, kept for its memory.

@@ -259,9 +259,9 @@ void RestingSet::give_back(const WorldSize& world) {
   shrink_if_far_below(join_entries_, handles);
   shrink_if_far_below(join_handles_, handles);
   // By handle: as large as the table, whose end may have come down, while passes are made
-  // (a settling stack makes one an update); given back when none was for kMemoryUpdates.
+  // (a settling stack makes one an update); given back when none was for kRecentUses.
   if (scan_boxes_.size() > world.objects_end) scan_boxes_.resize(world.objects_end);
-  if (world.updates - scanned_at_ > kMemoryUpdates) {
+  if (world.updates - scanned_at_ > kRecentUses) {
     scan_boxes_.clear();
     scan_moved_.clear();
   }
