@@ -15,6 +15,7 @@
 #include "agrid/broadphase.h"
 #include "agrid/config.h"
 #include "agrid/grid.h"
+#include "agrid/limits.h"
 #include "agrid/pair.h"
 #include "agrid/segment.h"
 #include "agrid/stats.h"

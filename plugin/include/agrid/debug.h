@@ -13,13 +13,9 @@
 #include "agrid/box.h"
 #include "agrid/callback.h"
 #include "agrid/grid.h"
+#include "agrid/limits.h"
 
 namespace agrid::debug {
-
-/// The deepest level of a grid: the root is level 0 and each level splits a cell 4x4x4, so cells
-/// sit on a lattice of 4^kMaxDepth = 2^24 steps per axis, every step an integer a float holds
-/// exactly. The library's lattice is built from this value (GridStats::depth never exceeds it).
-inline constexpr std::uint32_t kMaxDepth = 12;
 
 /// One cell of a grid's last build, for inspection: a viewer's overlay, a test.
 struct GridCell {
