@@ -1,4 +1,4 @@
-// debug::for_each_cell against what the cells must be: a known layout gives known cells, and on a
+// Grid::for_each_cell against what the cells must be: a known layout gives known cells, and on a
 // random scene every level tiles space, every child lies in a parent, the counts agree with the
 // stats, and each leaf holds exactly the boxes that brute force finds overlapping it.
 
@@ -9,14 +9,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "agrid/debug.h"
 #include "agrid/grid.h"
+#include "agrid/grid_cell.h"
 #include "support/random_scenes.h"
 
 namespace agrid::test {
 namespace {
-
-using debug::GridCell;
 
 /// The known layout: 4 x 4 x 4 unit boxes, centres this far apart, one per child of the root.
 constexpr int kSide = 4;
@@ -32,7 +30,7 @@ constexpr float kMaxEdge = 1.5f;
 
 std::vector<GridCell> cells_of(const Grid& grid) {
   std::vector<GridCell> cells;
-  debug::for_each_cell(grid, [&](const GridCell& c) { cells.push_back(c); });
+  grid.for_each_cell([&](const GridCell& c) { cells.push_back(c); });
   return cells;
 }
 
@@ -174,7 +172,7 @@ TEST(GridCells, VisitStopsEarly) {
   grid.build(boxes);
   ASSERT_GT(grid.stats().nodes, 2u);
   int visits = 0;
-  debug::for_each_cell(grid, [&](const GridCell&) { return ++visits < 2; });
+  grid.for_each_cell([&](const GridCell&) { return ++visits < 2; });
   EXPECT_EQ(visits, 2);
 }
 
