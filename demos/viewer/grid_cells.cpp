@@ -1,13 +1,11 @@
 #include "grid_cells.h"
 
-#include "agrid/debug.h"
-
 namespace agrid::viewer {
 
 std::vector<render::Bounds> GridCells::at_depth(std::span<const Box> aabbs, std::uint32_t depth) {
   grid_.build(aabbs);
   std::vector<render::Bounds> cells;
-  debug::for_each_cell(grid_, [&](const debug::GridCell& cell) {
+  grid_.for_each_cell([&](const GridCell& cell) {
     if (cell.level != depth) return;
     const Box& b = cell.bounds;
     cells.push_back({{b.min.x, b.min.y, b.min.z}, {b.max.x, b.max.y, b.max.z}});

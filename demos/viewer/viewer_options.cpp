@@ -6,7 +6,7 @@
 #include <map>
 #include <vector>
 
-#include "agrid/debug.h"
+#include "agrid/limits.h"
 #include "agrid_scenes/bullet_worlds.h"
 
 namespace agrid::viewer {
@@ -72,7 +72,7 @@ void add_options(CLI::App& app, Options& o, BroadphaseNames& names) {
   app.add_flag("--colour-by-pairs", o.colour_by_pairs, "Start colouring each body by how many pairs it is in");
   app.add_flag("--rays", o.rays, "Start with the scene's rays drawn (bench-7 casts 500 a step)");
   app.add_option("--overlay-cells", o.cell_depth, "Start with the cells at this depth drawn, of an agrid::Grid over the AABBs")
-      ->check(CLI::Range(0, static_cast<int>(debug::kMaxDepth)));
+      ->check(CLI::Range(0, static_cast<int>(kMaxDepth)));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 
 #include <tbb/info.h>
 
-#include "agrid/debug.h"
+#include "agrid/limits.h"
 #include "pair_colours.h"
 
 namespace agrid::viewer {
@@ -76,7 +76,7 @@ void overlay_controls(Overlays& overlays) {
   if (overlays.colour_by_pairs) pair_legend();
   ImGui::Checkbox("agrid cells at depth", &overlays.cells);
   ImGui::SameLine();
-  ImGui::SliderInt("##depth", &overlays.cell_depth, 0, static_cast<int>(debug::kMaxDepth));
+  ImGui::SliderInt("##depth", &overlays.cell_depth, 0, static_cast<int>(kMaxDepth));
   if (overlays.cells) ImGui::TextUnformatted("(an agrid::Grid over these AABBs, split, not swept; deeper than its leaves: none)");
 }
 

@@ -55,7 +55,7 @@ class GridCore {
 
   [[nodiscard]] const GridStats& stats() const noexcept { return stats_; }
   [[nodiscard]] const Config& config() const noexcept { return config_; }
-  /// The cells of the last build (what agrid::debug::for_each_cell reports).
+  /// The cells of the last build (what Grid::for_each_cell reports).
   [[nodiscard]] const SplitEngine& cells() const noexcept { return cells_; }
   [[nodiscard]] std::size_t bytes_held() const noexcept;
 

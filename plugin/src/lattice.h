@@ -6,21 +6,19 @@
 #include <span>
 
 #include "agrid/box.h"
-#include "agrid/debug.h"
+#include "agrid/limits.h"
 
 namespace agrid::detail {
 
-/// The deepest level. Defined once, in agrid/debug.h, so that tests and viewers bound levels by
-/// the value the lattice is built from.
-using debug::kMaxDepth;
+// kMaxDepth and kLatticeSteps, the limits a user sees, are defined once in agrid/limits.h.
+
 /// Bits per axis of the integer lattice: two per level (4 cells per axis per level).
 inline constexpr std::uint32_t kLatticeBits = 2 * kMaxDepth;
+static_assert(kLatticeSteps == std::uint64_t{1} << kLatticeBits, "agrid/limits.h: kLatticeSteps is 4^kMaxDepth");
 static_assert(kLatticeBits <= static_cast<std::uint32_t>(std::numeric_limits<float>::digits),
-              "every lattice coordinate must be an integer a float holds exactly (debug::kMaxDepth)");
+              "every lattice coordinate must be an integer a float holds exactly (agrid/limits.h)");
 /// Largest lattice coordinate, as a float (exact: it is below 2^24).
-inline constexpr float kLatticeMaxF = static_cast<float>((1u << kLatticeBits) - 1u);
-/// Lattice steps per axis, the root cell's size in steps.
-inline constexpr double kLatticeSteps = static_cast<double>(1u << kLatticeBits);
+inline constexpr float kLatticeMaxF = static_cast<float>(kLatticeSteps - 1u);
 
 /// Shift that turns a lattice coordinate into a cell coordinate at `level`.
 [[nodiscard]] constexpr std::uint32_t level_shift(std::uint32_t level) noexcept {

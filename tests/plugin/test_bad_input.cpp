@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "agrid/agrid.h"
-#include "agrid/debug.h"
+#include "agrid/limits.h"
 #include "agrid_scenes/scenes.h"
 #include "oracle/oracle.h"
 #include "support/test_support.h"
@@ -334,7 +334,7 @@ TEST(ExtremeBoxes, CoordinatesAtTheEndsOfTheFloatRange) {
       Grid grid(config);
       grid.build(boxes);
       EXPECT_TRUE(grid_pairs_match(grid, boxes, expected));
-      EXPECT_LE(grid.stats().depth, debug::kMaxDepth);
+      EXPECT_LE(grid.stats().depth, kMaxDepth);
       for (const Box& q : query_boxes(boxes, 20, 2)) {
         std::vector<std::uint32_t> out;
         grid.query(q, out);

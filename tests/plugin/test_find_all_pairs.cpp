@@ -28,7 +28,6 @@
 #include <vector>
 
 #include "agrid/agrid.h"
-#include "agrid/debug.h"
 #include "agrid_scenes/scenes.h"
 #include "oracle/oracle.h"
 #include "parallel_for.h"
@@ -410,7 +409,7 @@ TEST(FindAllPairs, FarOutliersAreClampedNotSizingTheRoot) {
   Grid grid;
   grid.build(boxes);
   float root_size = 0.0f;
-  debug::for_each_cell(grid, [&](const debug::GridCell& c) {
+  grid.for_each_cell([&](const GridCell& c) {
     root_size = c.bounds.max.x - c.bounds.min.x;
     return false;  // the root comes first
   });

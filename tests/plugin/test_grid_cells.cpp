@@ -1,4 +1,4 @@
-// debug::for_each_cell against what the cells must be: a known layout gives known cells, and on a
+// Grid::for_each_cell against what the cells must be: a known layout gives known cells, and on a
 // random scene every level tiles space, every child lies in a parent, the counts agree with the
 // stats, and each leaf holds exactly the boxes that brute force finds overlapping it.
 
@@ -9,14 +9,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "agrid/debug.h"
 #include "agrid/grid.h"
+#include "agrid/grid_cell.h"
+#include "agrid/limits.h"
 #include "support/random_scenes.h"
 
 namespace agrid::test {
 namespace {
-
-using debug::GridCell;
 
 /// The known layout: 4 x 4 x 4 unit boxes, centres this far apart, one per child of the root.
 constexpr int kSide = 4;
@@ -32,7 +31,7 @@ constexpr float kMaxEdge = 1.5f;
 
 std::vector<GridCell> cells_of(const Grid& grid) {
   std::vector<GridCell> cells;
-  debug::for_each_cell(grid, [&](const GridCell& c) { cells.push_back(c); });
+  grid.for_each_cell([&](const GridCell& c) { cells.push_back(c); });
   return cells;
 }
 
@@ -163,6 +162,42 @@ TEST(GridCells, RandomSceneMatchesBruteForce) {
   }
 }
 
+TEST(GridCells, CoincidentBoxesSplitToMaxDepthAndNoFurther) {
+  // Two clusters of point boxes: no split ever separates a cluster's boxes, so their cells
+  // split down to kMaxDepth, where the lattice runs out of bits and they become leaves.
+  constexpr std::uint32_t kPerCluster = 8;
+  std::vector<Box> boxes;
+  for (const float at : {0.0f, 1.0f}) boxes.insert(boxes.end(), kPerCluster, Box{{at, at, at}, {at, at, at}});
+  Config config;
+  config.leaf_capacity = 1;
+  config.sweep_window = 0;  // split, never sweep
+  Grid grid(config);
+  grid.build(boxes);
+  EXPECT_EQ(grid.stats().depth, kMaxDepth);
+  const std::vector<GridCell> cells = cells_of(grid);
+  ASSERT_FALSE(cells.empty());
+  const float root_size = hi(cells.front().bounds, 0) - lo(cells.front().bounds, 0);
+  std::uint32_t deepest_leaves = 0;
+  std::uint32_t at_origin = 0;
+  for (const GridCell& c : cells) {
+    EXPECT_LE(c.level, kMaxDepth);
+    if (c.level < kMaxDepth) continue;
+    EXPECT_TRUE(c.leaf);
+    EXPECT_EQ(c.entries, kPerCluster);
+    ++deepest_leaves;
+    // The one at the origin (where floats are finest): one lattice step, root / kLatticeSteps.
+    if (lo(c.bounds, 0) <= 0.0f && hi(c.bounds, 0) >= 0.0f) {
+      ++at_origin;
+      for (int axis = 0; axis < 3; ++axis) {
+        EXPECT_NEAR(hi(c.bounds, axis) - lo(c.bounds, axis), root_size / static_cast<float>(kLatticeSteps),
+                    1e-3f * root_size / static_cast<float>(kLatticeSteps));
+      }
+    }
+  }
+  EXPECT_EQ(deepest_leaves, 2u);
+  EXPECT_EQ(at_origin, 1u);
+}
+
 TEST(GridCells, VisitStopsEarly) {
   Rng rng(3);
   std::vector<Box> boxes(kRandomBoxes);
@@ -174,7 +209,7 @@ TEST(GridCells, VisitStopsEarly) {
   grid.build(boxes);
   ASSERT_GT(grid.stats().nodes, 2u);
   int visits = 0;
-  debug::for_each_cell(grid, [&](const GridCell&) { return ++visits < 2; });
+  grid.for_each_cell([&](const GridCell&) { return ++visits < 2; });
   EXPECT_EQ(visits, 2);
 }
 

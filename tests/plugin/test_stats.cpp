@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "agrid/agrid.h"
-#include "agrid/debug.h"
+#include "agrid/limits.h"
 #include "agrid_scenes/scenes.h"
 #include "oracle/oracle.h"
 #include "support/test_support.h"
@@ -29,7 +29,7 @@ void check_stats(const Grid& grid, std::span<const Box> boxes, std::size_t pair_
   EXPECT_EQ(s.boxes, n);
   EXPECT_EQ(s.invalid_boxes, n - valid);
   EXPECT_LE(s.oversize_boxes, valid);
-  EXPECT_LE(s.depth, debug::kMaxDepth);
+  EXPECT_LE(s.depth, kMaxDepth);
   EXPECT_GE(s.nodes, s.leaves);
   if (valid > 0) {
     EXPECT_GE(s.leaves, 1u);
@@ -46,8 +46,8 @@ void check_stats(const Grid& grid, std::span<const Box> boxes, std::size_t pair_
   const std::uint64_t per_box = std::uint64_t{c.big_span} * c.big_span * c.big_span;
   EXPECT_LE(entries, per_box * valid) << "more than big_span^3 copies per box";
   // Nodes: children exist only where occupied, so every leaf holds an entry and every chain of
-  // single-child nodes is at most debug::kMaxDepth long: nodes <= (kMaxDepth + 1) * (entries + 1).
-  EXPECT_LE(s.nodes, (debug::kMaxDepth + 1) * (entries + 1));
+  // single-child nodes is at most kMaxDepth long: nodes <= (kMaxDepth + 1) * (entries + 1).
+  EXPECT_LE(s.nodes, (kMaxDepth + 1) * (entries + 1));
   // Memory held is linear in boxes and pairs: a generous constant per box (the entry arrays,
   // their copies and the level scratch), per pair (keys and sort scratch)
   // and a fixed amount. A quadratic blow-up on the pathological scenes breaks it at once.
@@ -158,7 +158,7 @@ TEST(StatsBasics, DeepClusterStaysWithinMaxDepth) {
     config.leaf_capacity = lc;
     Grid grid(config);
     grid.build(boxes);
-    EXPECT_LE(grid.stats().depth, debug::kMaxDepth);
+    EXPECT_LE(grid.stats().depth, kMaxDepth);
     EXPECT_TRUE(grid_pairs_match(grid, boxes, oracle::pairs(boxes)));
     std::vector<Pair> pairs;
     grid.find_pairs(pairs);

@@ -1,6 +1,5 @@
 #pragma once
-// The agrid library: one include for the whole public API. Not agrid/debug.h, the look inside a
-// grid for tests and tools, which is opt-in.
+// The agrid library: one include for the whole public API.
 
 // Below C++20: one clear error, not dozens from what follows. (GCC 10 and older report 201709 in
 // their C++2a mode: let through.)
@@ -15,6 +14,8 @@
 #include "agrid/broadphase.h"
 #include "agrid/config.h"
 #include "agrid/grid.h"
+#include "agrid/grid_cell.h"
+#include "agrid/limits.h"
 #include "agrid/pair.h"
 #include "agrid/pair_finder.h"
 #include "agrid/segment.h"

@@ -15,6 +15,7 @@
 #include "agrid/box.h"
 #include "agrid/callback.h"
 #include "agrid/config.h"
+#include "agrid/grid_cell.h"
 #include "agrid/pair.h"
 #include "agrid/segment.h"
 #include "agrid/stats.h"
@@ -24,14 +25,6 @@ namespace agrid {
 namespace detail {
 class GridCore;
 }  // namespace detail
-
-class Grid;
-
-// agrid/debug.h's look at the cells, declared here so that Grid can befriend it.
-namespace debug {
-struct GridCell;
-void for_each_cell(const Grid& grid, FunctionRef<const GridCell&> visit);
-}  // namespace debug
 
 /// A 4x4x4 hierarchical grid over a set of boxes, stored in flat arrays. Build it once per
 /// frame with build(); then ask for all overlapping pairs, or for the boxes meeting a query
@@ -70,6 +63,10 @@ class Grid {
   /// but deterministic order) until it returns false. An invalid segment hits nothing.
   void for_each_hit(const Segment& segment, FunctionRef<std::uint32_t> visit) const;
 
+  /// Calls `visit` with every cell of the last build, each parent before its children, until
+  /// it returns false. None before the first build. For looking at the grid, not the hot path.
+  void for_each_cell(FunctionRef<const GridCell&> visit) const;
+
   /// Counts describing the last build.
   [[nodiscard]] GridStats stats() const;
 
@@ -77,8 +74,6 @@ class Grid {
   [[nodiscard]] const Config& config() const noexcept;
 
  private:
-  friend void debug::for_each_cell(const Grid& grid, FunctionRef<const debug::GridCell&> visit);
-
   std::unique_ptr<detail::GridCore> core_;
 };
 

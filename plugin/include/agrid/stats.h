@@ -15,7 +15,7 @@ struct GridStats {
   std::uint32_t nodes = 0;          ///< Nodes, leaves included.
   std::uint32_t leaves = 0;         ///< Nodes whose boxes are tested all against all.
   std::uint32_t depth = 0;          ///< Deepest level reached; the root is level 0, the deepest
-                                    ///< possible debug::kMaxDepth (agrid/debug.h).
+                                    ///< possible kMaxDepth (agrid/limits.h).
   std::uint32_t leaf_entries = 0;   ///< Box copies held in leaves (a box may sit in several cells).
   std::uint32_t staying_entries = 0;///< Box copies staying at inner nodes (too large to descend).
   std::uint32_t tasks = 0;          ///< Independent grids the tree of grids built (1 for a Grid).
