@@ -81,12 +81,17 @@ void sort_by_min(std::span<Entry> entries, int axis);
 
 /// True iff a and b overlap on the two axes other than `axis` (a sweep along it tests that one).
 [[nodiscard]] inline bool meet_off(const Entry& a, const Entry& b, int axis) {
-  return meet(a, b, (axis + 1) % 3) & meet(a, b, (axis + 2) % 3);
+  const bool next = meet(a, b, (axis + 1) % 3);
+  const bool last = meet(a, b, (axis + 2) % 3);
+  return next & last;
 }
 
 /// True iff a and b overlap on every axis.
 [[nodiscard]] inline bool meet_all(const Entry& a, const Entry& b) {
-  return meet(a, b, 0) & meet(a, b, 1) & meet(a, b, 2);
+  const bool x = meet(a, b, 0);
+  const bool y = meet(a, b, 1);
+  const bool z = meet(a, b, 2);
+  return x & y & z;
 }
 
 /// The pairs found, as sortable keys (the smaller index in the high bits), appended to by the

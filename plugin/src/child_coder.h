@@ -15,20 +15,25 @@ namespace agrid::detail {
 
 // Computes codes for the children (at `child_shift`) of the cell whose first child is `base`,
 // from six floats: min x, y, z, max x, y, z (the layout of a Box and of a WorkEntry).
+// Each path holds only what it reads: the SSE2 path its registers, the scalar path the lattice
+// and the cell. The layout thus differs by ISA, which is safe only because one translation unit
+// (split_engine.cpp) uses the class, built with the library's one set of flags.
 class ChildCoder {
  public:
   ChildCoder(const Lattice& lattice, std::uint32_t child_shift, const std::uint32_t base[3],
              std::uint32_t big_span) noexcept
-      : lattice_(lattice), child_shift_(child_shift), base_{base[0], base[1], base[2]}, big_span_(big_span) {
 #if defined(__SSE2__)
-    origin_ = _mm_setr_ps(lattice.origin[0], lattice.origin[1], lattice.origin[2], 0.0f);
-    scale_ = _mm_set1_ps(lattice.scale);
-    lattice_max_ = _mm_set1_ps(kLatticeMaxF);
-    shift_ = _mm_cvtsi32_si128(static_cast<int>(child_shift));
-    bases_ = _mm_setr_epi32(static_cast<int>(base[0]), static_cast<int>(base[1]), static_cast<int>(base[2]), 0);
-    span_limit_ = _mm_set1_epi32(static_cast<int>(big_span) - 1);
-#endif
+      : origin_(_mm_setr_ps(lattice.origin[0], lattice.origin[1], lattice.origin[2], 0.0f)),
+        scale_(_mm_set1_ps(lattice.scale)),
+        lattice_max_(_mm_set1_ps(kLatticeMaxF)),
+        shift_(_mm_cvtsi32_si128(static_cast<int>(child_shift))),
+        bases_(_mm_setr_epi32(static_cast<int>(base[0]), static_cast<int>(base[1]), static_cast<int>(base[2]), 0)),
+        span_limit_(_mm_set1_epi32(static_cast<int>(big_span) - 1)) {
   }
+#else
+      : lattice_(lattice), child_shift_(child_shift), base_{base[0], base[1], base[2]}, big_span_(big_span) {
+  }
+#endif
 
   /// For a coder of the root's grandchildren (child_shift of level 2, base 0): the box's
   /// grandchild code.
@@ -113,11 +118,12 @@ class ChildCoder {
   __m128i shift_;
   __m128i bases_;
   __m128i span_limit_;
-#endif
+#else
   Lattice lattice_;
   std::uint32_t child_shift_;
   std::uint32_t base_[3];
   std::uint32_t big_span_;
+#endif
 };
 
 }  // namespace agrid::detail

@@ -80,6 +80,29 @@ function(check_deb_files packaged)
   endif()
 endfunction()
 
+# Fails unless every library, CMake package file and pkg-config file of the packages lies in
+# Debian's multiarch directory (/usr/lib/<DEB_HOST_MULTIARCH>, dpkg's word for this machine),
+# where Debian's own -dev packages put theirs, not in /usr/lib.
+function(check_deb_multiarch packaged)
+  run_step(multiarch dpkg-architecture -qDEB_HOST_MULTIARCH)
+  string(STRIP "${step_output}" multiarch)
+  set(checked 0)
+  foreach(file IN LISTS packaged)
+    # The Python module (lib/python3/dist-packages/agrid/_agrid*.so) is no library to link.
+    if(NOT file MATCHES "/lib[^/]*\\.(a|so[.0-9]*)$" AND NOT file MATCHES "\\.pc$" AND NOT file MATCHES "/cmake/agrid/")
+      continue()
+    endif()
+    math(EXPR checked "${checked} + 1")
+    if(NOT file MATCHES "^lib/${multiarch}/")
+      message(FATAL_ERROR "install.${TAKE}: /usr/${file} is not in the multiarch directory /usr/lib/${multiarch}")
+    endif()
+  endforeach()
+  if(checked EQUAL 0)
+    message(FATAL_ERROR "install.${TAKE}: no library, CMake package or .pc file in the packages: ${packaged}")
+  endif()
+  message(STATUS "install.${TAKE}: ${checked} files in /usr/lib/${multiarch}")
+endfunction()
+
 # Makes the packages and unpacks them into deb_root.
 function(unpack_deb_packages)
   cmake_path(GET CMAKE_COMMAND PARENT_PATH cmake_bin)
@@ -104,6 +127,7 @@ function(unpack_deb_packages)
     message(FATAL_ERROR "install.${TAKE}: cpack made [${made}], expected [${wanted}]")
   endif()
   check_deb_files("${packaged}")
+  check_deb_multiarch("${packaged}")
 endfunction()
 
 # Fails unless every agrid header the consumer compiled came from the root (the compiler's

@@ -94,7 +94,11 @@ class CandidatePairs {
       Record& record = records[r];
       const std::uint32_t a = record.first;
       const std::uint32_t b = record.second;
-      if (record.state == kFree || !(moved(a) | moved(b))) continue;
+      if (record.state == kFree) continue;
+      // `|`, not `||`: one branch for the pair, not two.
+      const bool a_moved = moved(a);
+      const bool b_moved = moved(b);
+      if (!(a_moved | b_moved)) continue;
       const bool hit = meets(a, b);
       const bool was = (record.state & kHit) != 0;
       if (hit == was) continue;
