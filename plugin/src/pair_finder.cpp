@@ -6,10 +6,10 @@
 
 #include "agrid/grid.h"
 #include "agrid/tree.h"
-#include "broadphase/direct_pairs.h"
-#include "checked_config.h"
-#include "recent_peak.h"
-#include "slack_growth.h"
+#include "grid/direct_pairs.h"
+#include "common/checked_config.h"
+#include "common/recent_peak.h"
+#include "common/slack_growth.h"
 
 namespace agrid {
 

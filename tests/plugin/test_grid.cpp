@@ -11,7 +11,7 @@
 #include "agrid/agrid.h"
 #include "agrid_scenes/scenes.h"
 #include "oracle/oracle.h"
-#include "parallel_for.h"  // agrid's loops, whose fork and join ThreadSanitizer sees
+#include "common/parallel_for.h"  // agrid's loops, whose fork and join ThreadSanitizer sees
 #include "support/test_support.h"
 
 namespace agrid::test {

@@ -1,4 +1,4 @@
-// The invariants every build must leave (plugin/src/cell_invariants.h): they hold on random,
+// The invariants every build must leave (plugin/src/grid/cell_invariants.h): they hold on random,
 // benchmark and adversarial scenes under every configuration, and the check finds each kind of
 // damage done on purpose to a copy of built cells. Builds with AGRID_ASSERTS (Debug, sanitizer
 // and fuzzing builds) check them after every build of a grid or tree as well.
@@ -11,8 +11,8 @@
 #include "agrid/agrid.h"
 #include "agrid_scenes/scenes.h"
 #include "oracle/oracle.h"
-#include "cell_invariants.h"
-#include "split_engine.h"
+#include "grid/cell_invariants.h"
+#include "grid/split_engine.h"
 #include "support/test_support.h"
 
 namespace agrid::test {

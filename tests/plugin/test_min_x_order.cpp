@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "min_x_order.h"
+#include "grid/min_x_order.h"
 
 namespace agrid::test {
 namespace {

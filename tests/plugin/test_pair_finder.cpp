@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "agrid/pair_finder.h"
-#include "broadphase/direct_pairs.h"
+#include "grid/direct_pairs.h"
 #include "oracle/oracle.h"
-#include "recent_peak.h"
+#include "common/recent_peak.h"
 #include "support/test_support.h"
 
 namespace agrid::test {

@@ -15,8 +15,8 @@
 
 #include "agrid/segment.h"
 #include "oracle/oracle.h"
-#include "box_ops.h"
-#include "segment_math.h"
+#include "common/box_ops.h"
+#include "common/segment_math.h"
 #include "support/test_support.h"
 #include "broadphase/wide_tree.h"
 

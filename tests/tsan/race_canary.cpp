@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include "parallel_for.h"
+#include "common/parallel_for.h"
 
 namespace {
 

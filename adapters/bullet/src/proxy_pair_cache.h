@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "adaptive_grid_proxy.h"
-#include "slack_growth.h"
+#include "common/slack_growth.h"
 
 namespace agrid::bullet_detail {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "agrid/broadphase.h"
-#include "agrid_assert.h"
-#include "slack_growth.h"
+#include "common/agrid_assert.h"
+#include "common/slack_growth.h"
 
 namespace agrid::bullet_detail {
 

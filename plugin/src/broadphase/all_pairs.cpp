@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <iterator>
 
-#include "agrid_assert.h"
-#include "pair_key.h"
-#include "slack_growth.h"
+#include "common/agrid_assert.h"
+#include "common/pair_key.h"
+#include "common/slack_growth.h"
 
 namespace agrid::detail {
 

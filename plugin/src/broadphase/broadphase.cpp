@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <iterator>
 
-#include "agrid_assert.h"
-#include "box_ops.h"
+#include "common/agrid_assert.h"
+#include "common/box_ops.h"
 #include "broadphase/broadphase_core.h"
-#include "checked_config.h"
-#include "segment_math.h"
+#include "common/checked_config.h"
+#include "common/segment_math.h"
 
 namespace agrid {
 namespace detail {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "agrid_assert.h"
-#include "slack_growth.h"
+#include "common/agrid_assert.h"
+#include "common/slack_growth.h"
 
 namespace agrid::detail {
 

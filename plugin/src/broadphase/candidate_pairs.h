@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "pair_key.h"
-#include "slack_growth.h"
+#include "common/pair_key.h"
+#include "common/slack_growth.h"
 
 namespace agrid::detail {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "agrid/broadphase.h"
-#include "slack_growth.h"
+#include "common/slack_growth.h"
 
 namespace agrid::detail {
 

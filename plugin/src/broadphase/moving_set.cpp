@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <iterator>
 
-#include "agrid_assert.h"
-#include "box_ops.h"
-#include "pair_key.h"
-#include "parallel_for.h"
-#include "slack_growth.h"
+#include "common/agrid_assert.h"
+#include "common/box_ops.h"
+#include "common/pair_key.h"
+#include "common/parallel_for.h"
+#include "common/slack_growth.h"
 
 namespace agrid::detail {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "agrid/broadphase.h"
 #include "agrid/pair_finder.h"
-#include "broadphase/direct_pairs.h"
+#include "grid/direct_pairs.h"
 #include "broadphase/object_table.h"
 #include "broadphase/pair_diff.h"
 #include "broadphase/resting_set.h"

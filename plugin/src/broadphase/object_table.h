@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "agrid/broadphase.h"
-#include "agrid_assert.h"
-#include "box_ops.h"
+#include "common/agrid_assert.h"
+#include "common/box_ops.h"
 #include "broadphase/handle_pool.h"
 #include "broadphase/world_size.h"
-#include "slack_growth.h"
+#include "common/slack_growth.h"
 
 namespace agrid::detail {
 

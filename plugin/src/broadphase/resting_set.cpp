@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "agrid/grid.h"
-#include "agrid_assert.h"
-#include "box_ops.h"
-#include "pair_key.h"
-#include "slack_growth.h"
+#include "common/agrid_assert.h"
+#include "common/box_ops.h"
+#include "common/pair_key.h"
+#include "common/slack_growth.h"
 
 namespace agrid::detail {
 namespace {

@@ -5,9 +5,9 @@
 #include <limits>
 #include <stdexcept>
 
-#include "agrid_assert.h"
-#include "box_ops.h"
-#include "slack_growth.h"
+#include "common/agrid_assert.h"
+#include "common/box_ops.h"
+#include "common/slack_growth.h"
 
 namespace agrid::detail {
 namespace {

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "agrid/box.h"
-#include "agrid_assert.h"
+#include "common/agrid_assert.h"
 #include "broadphase/lanes4.h"
-#include "segment_math.h"
+#include "common/segment_math.h"
 
 namespace agrid::detail {
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "recent_peak.h"
+#include "common/recent_peak.h"
 
 namespace agrid::detail {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "bt_world.h"
-#include "parallel_for.h"  // agrid's loops, whose fork and join ThreadSanitizer sees
+#include "common/parallel_for.h"  // agrid's loops, whose fork and join ThreadSanitizer sees
 
 namespace agrid::bt_test {
 namespace {

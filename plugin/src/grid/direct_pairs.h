@@ -9,9 +9,9 @@
 #include "agrid/box.h"
 #include "agrid/config.h"
 #include "agrid/pair.h"
-#include "entries.h"
-#include "key_buffer.h"
-#include "leaf_kernel.h"
+#include "grid/entries.h"
+#include "grid/key_buffer.h"
+#include "grid/leaf_kernel.h"
 
 namespace agrid::detail {
 

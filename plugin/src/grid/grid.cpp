@@ -1,9 +1,9 @@
 #include "agrid/grid.h"
 
-#include "checked_config.h"
-#include "grid_core.h"
-#include "lattice.h"
-#include "split_engine.h"
+#include "common/checked_config.h"
+#include "grid/grid_core.h"
+#include "grid/lattice.h"
+#include "grid/split_engine.h"
 
 namespace agrid {
 namespace {

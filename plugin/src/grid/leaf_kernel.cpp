@@ -1,4 +1,4 @@
-#include "leaf_kernel.h"
+#include "grid/leaf_kernel.h"
 
 #include <algorithm>
 #include <bit>

@@ -5,7 +5,7 @@
 #include <span>
 
 #include "agrid/pair.h"
-#include "uninitialized_vector.h"
+#include "common/uninitialized_vector.h"
 
 namespace agrid::detail {
 

@@ -1,9 +1,9 @@
-#include "broadphase/direct_pairs.h"
+#include "grid/direct_pairs.h"
 
 #include <algorithm>
 #include <limits>
 
-#include "pair_key.h"
+#include "common/pair_key.h"
 
 namespace agrid::detail {
 

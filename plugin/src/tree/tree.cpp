@@ -1,7 +1,7 @@
 #include "agrid/tree.h"
 
-#include "checked_config.h"
-#include "tree_impl.h"
+#include "common/checked_config.h"
+#include "tree/tree_impl.h"
 
 namespace agrid {
 

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "uninitialized_vector.h"
+#include "common/uninitialized_vector.h"
 
 namespace agrid::detail {
 

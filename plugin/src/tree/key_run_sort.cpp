@@ -1,11 +1,11 @@
-#include "key_run_sort.h"
+#include "tree/key_run_sort.h"
 
 #include <algorithm>
 #include <bit>
 #include <utility>
 
-#include "pair_sort.h"
-#include "parallel_for.h"
+#include "common/pair_sort.h"
+#include "common/parallel_for.h"
 
 namespace agrid::detail {
 namespace {

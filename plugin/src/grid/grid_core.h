@@ -11,9 +11,9 @@
 #include "agrid/pair.h"
 #include "agrid/segment.h"
 #include "agrid/stats.h"
-#include "key_buffer.h"
-#include "leaf_kernel.h"
-#include "split_engine.h"
+#include "grid/key_buffer.h"
+#include "grid/leaf_kernel.h"
+#include "grid/split_engine.h"
 
 namespace agrid::detail {
 

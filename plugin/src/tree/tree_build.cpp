@@ -6,10 +6,10 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "agrid_assert.h"
-#include "cell_invariants.h"
-#include "parallel_for.h"
-#include "tree_impl.h"
+#include "common/agrid_assert.h"
+#include "grid/cell_invariants.h"
+#include "common/parallel_for.h"
+#include "tree/tree_impl.h"
 
 namespace agrid {
 namespace {

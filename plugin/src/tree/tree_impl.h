@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "agrid/tree.h"
-#include "grid_core.h"
-#include "per_thread.h"
-#include "key_run_sort.h"
-#include "split_engine.h"
+#include "grid/grid_core.h"
+#include "common/per_thread.h"
+#include "tree/key_run_sort.h"
+#include "grid/split_engine.h"
 
 namespace agrid {
 

@@ -1,10 +1,10 @@
-#include "cell_invariants.h"
+#include "grid/cell_invariants.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
-#include "agrid_assert.h"
+#include "common/agrid_assert.h"
 
 namespace agrid::detail {
 

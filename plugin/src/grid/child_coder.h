@@ -8,8 +8,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "child_code.h"
-#include "lattice.h"
+#include "grid/child_code.h"
+#include "grid/lattice.h"
 
 namespace agrid::detail {
 

@@ -6,10 +6,10 @@
 #include <span>
 #include <vector>
 
-#include "entries.h"
-#include "lattice.h"
-#include "leaf_kernel.h"
-#include "split_engine.h"
+#include "grid/entries.h"
+#include "grid/lattice.h"
+#include "grid/leaf_kernel.h"
+#include "grid/split_engine.h"
 
 namespace agrid::detail {
 

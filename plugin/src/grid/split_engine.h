@@ -10,12 +10,12 @@
 
 #include "agrid/box.h"
 #include "agrid/config.h"
-#include "child_code.h"
-#include "entries.h"
-#include "lattice.h"
-#include "min_x_order.h"
-#include "leaf_kernel.h"
-#include "uninitialized_vector.h"
+#include "grid/child_code.h"
+#include "grid/entries.h"
+#include "grid/lattice.h"
+#include "grid/min_x_order.h"
+#include "grid/leaf_kernel.h"
+#include "common/uninitialized_vector.h"
 
 namespace agrid::detail {
 

@@ -1,7 +1,7 @@
 // The reallocations of shrink_if_far_below, compiled once for the element types most arrays hold
 // (see reallocate in slack_growth.h).
 
-#include "slack_growth.h"
+#include "common/slack_growth.h"
 
 namespace agrid::detail {
 

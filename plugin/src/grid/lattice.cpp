@@ -6,7 +6,7 @@
 #include <functional>
 #include <limits>
 
-#include "lattice.h"
+#include "grid/lattice.h"
 
 namespace agrid::detail {
 namespace {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "agrid/pair.h"
-#include "per_thread.h"
-#include "uninitialized_vector.h"
+#include "common/per_thread.h"
+#include "common/uninitialized_vector.h"
 
 namespace agrid::detail {
 

@@ -1,14 +1,14 @@
 // Building the grid: fit the lattice to the boxes, then split cells level by level.
 
-#include "grid_core.h"
+#include "grid/grid_core.h"
 
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
 
-#include "agrid_assert.h"
-#include "cell_invariants.h"
-#include "pair_sort.h"
+#include "common/agrid_assert.h"
+#include "grid/cell_invariants.h"
+#include "common/pair_sort.h"
 
 namespace agrid::detail {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "agrid/box.h"
-#include "uninitialized_vector.h"
+#include "common/uninitialized_vector.h"
 
 namespace agrid::detail {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "grid_core.h"
+#include "grid/grid_core.h"
 
 namespace agrid::detail {
 

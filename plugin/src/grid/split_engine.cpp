@@ -1,6 +1,6 @@
 // The split engine: code, count, place and scatter, over chunks of a level's entries.
 
-#include "split_engine.h"
+#include "grid/split_engine.h"
 
 #include <algorithm>
 #include <limits>
@@ -10,9 +10,9 @@
 
 #include <tbb/task_arena.h>
 
-#include "agrid_assert.h"
-#include "child_coder.h"
-#include "parallel_for.h"
+#include "common/agrid_assert.h"
+#include "grid/child_coder.h"
+#include "common/parallel_for.h"
 
 namespace agrid::detail {
 namespace {

@@ -4,7 +4,7 @@
 #include <cfloat>
 #include <cmath>
 
-#include "segment_math.h"
+#include "common/segment_math.h"
 
 namespace agrid {
 namespace {

@@ -1,11 +1,11 @@
-#include "pair_sort.h"
+#include "common/pair_sort.h"
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <utility>
 
-#include "pair_key.h"
+#include "common/pair_key.h"
 
 namespace agrid::detail {
 namespace {

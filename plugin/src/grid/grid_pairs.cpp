@@ -1,6 +1,6 @@
 // All pairs of a grid: leaves all against all, and each staying box against its node's subtree.
 
-#include "grid_core.h"
+#include "grid/grid_core.h"
 
 namespace agrid::detail {
 
