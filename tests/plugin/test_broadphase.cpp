@@ -171,14 +171,14 @@ TEST(Broadphase, MatchesTheModelWithFatBoxes) {
   run_simulation(2000, 25, 3, config, 6, Updates::some_queries_only);
 }
 
-// Moving objects meet resting ones by tree queries (tree_query_cost 1: while fewer move than
+// Moving objects meet resting ones by tree queries (resting_query_cost 1: while fewer move than
 // rest) or by one grid over both (a huge cost: always), and rest after 1 update or 16.
 TEST(Broadphase, MatchesTheModelEitherWayMovingMeetsResting) {
   for (const std::uint32_t cost : {1u, 1000000u}) {
     for (const std::uint32_t wait : {1u, 16u}) {
-      SCOPED_TRACE(::testing::Message() << "tree_query_cost " << cost << ", rest waits " << wait);
+      SCOPED_TRACE(::testing::Message() << "resting_query_cost " << cost << ", rest waits " << wait);
       Config config;
-      config.tree_query_cost = cost;
+      config.resting_query_cost = cost;
       config.rest_after = wait;
       config.rest_after_querying = wait;
       config.rest_after_unchanged = wait;
@@ -190,7 +190,7 @@ TEST(Broadphase, MatchesTheModelEitherWayMovingMeetsResting) {
 TEST(Broadphase, MatchesTheModelOnSeveralThreadsWithTheTree) {
   Config config;
   config.tree_min_boxes = 100;  // the moving set goes through the tree of grids
-  config.task_entries = 64;
+  config.tree_task_entries = 64;
   run_simulation(2000, 25, 3, config, 2);
 }
 
@@ -200,7 +200,7 @@ TEST(Broadphase, QueriesOnlyUpdatesKeepQueriesExact) {
   run_simulation(2000, 30, 1, Config{}, 3, Updates::some_queries_only);
   Config config;
   config.tree_min_boxes = 100;
-  config.task_entries = 64;
+  config.tree_task_entries = 64;
   run_simulation(2000, 25, 3, config, 4, Updates::some_queries_only);
 }
 

@@ -790,7 +790,7 @@ TEST(BroadphaseIncremental, BoxesAtAnInfinity) {
 TEST(BroadphaseIncremental, SameResultsOnAnyThreadCount) {
   Config config;
   config.tree_min_boxes = 1000;
-  config.task_entries = 256;
+  config.tree_task_entries = 256;
   const std::vector<PairChanges> one = run_one_percent(config, 1);
   for (const int threads : {2, 4}) {
     const std::vector<PairChanges> many = run_one_percent(config, threads);

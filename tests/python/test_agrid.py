@@ -317,14 +317,14 @@ def test_bad_config_thread_count_and_handles():
 
 def test_config_defaults_are_the_cpp_ones():
     c = agrid.Config()
-    assert (c.leaf_capacity, c.big_span, c.sweep_threshold, c.tree_min_boxes, c.task_entries) == (32, 2, 32, 20000, 4096)
+    assert (c.leaf_capacity, c.big_span, c.sweep_threshold, c.tree_min_boxes, c.tree_task_entries) == (32, 2, 32, 20000, 4096)
     assert c.kernel == agrid.Kernel.automatic
     assert abs(c.fat_margin - 0.1) < 1e-7
 
 
 def test_config_fields_by_name_and_repr():
-    c = agrid.Config(leaf_capacity=16, fat_margin=0.25, kernel=agrid.Kernel.scalar, tree_query_cost=3)
-    assert (c.leaf_capacity, c.kernel, c.tree_query_cost) == (16, agrid.Kernel.scalar, 3)
+    c = agrid.Config(leaf_capacity=16, fat_margin=0.25, kernel=agrid.Kernel.scalar, resting_query_cost=3)
+    assert (c.leaf_capacity, c.kernel, c.resting_query_cost) == (16, agrid.Kernel.scalar, 3)
     assert abs(c.fat_margin - 0.25) < 1e-7
     assert c.rest_after == agrid.Config().rest_after
     with pytest.raises(TypeError, match="no field 'leaf_capacit'"):
@@ -332,12 +332,12 @@ def test_config_fields_by_name_and_repr():
     with pytest.raises(TypeError, match="no field 'problem'"):
         agrid.Config(problem=None)
     text = repr(c)
-    assert text.startswith("Config(leaf_capacity=16, big_span=2, ") and "tree_query_cost=3)" in text
+    assert text.startswith("Config(leaf_capacity=16, big_span=2, ") and "resting_query_cost=3)" in text
     assert "kernel=Kernel.scalar" in text
     # Pasted back, it makes the same Config.
     back = eval(text, {"Config": agrid.Config, "Kernel": agrid.Kernel})
     assert repr(back) == text
-    assert (back.leaf_capacity, back.kernel, back.tree_query_cost, back.fat_margin) == (16, agrid.Kernel.scalar, 3, c.fat_margin)
+    assert (back.leaf_capacity, back.kernel, back.resting_query_cost, back.fat_margin) == (16, agrid.Kernel.scalar, 3, c.fat_margin)
 
 
 def test_version_is_the_projects():

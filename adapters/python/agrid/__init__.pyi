@@ -30,7 +30,7 @@ class Config:
     sweep_window: float
     kernel: Kernel
     # The tree of grids: read by Tree, and by find_all_pairs and Broadphase when they use it.
-    task_entries: int
+    tree_task_entries: int
     # When to use the tree of grids: read by find_all_pairs and Broadphase.
     tree_min_boxes: int
     # The incremental broadphase: read by Broadphase only.
@@ -39,7 +39,7 @@ class Config:
     rest_after_querying: int
     rest_after_unchanged: int
     filter_moving_pairs: bool
-    tree_query_cost: int
+    resting_query_cost: int
     def __init__(self, **fields: object) -> None:
         """The defaults, with the fields named set: Config(leaf_capacity=16); an unknown name is a TypeError."""
     def problem(self) -> Optional[str]:

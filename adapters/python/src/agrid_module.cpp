@@ -366,14 +366,14 @@ PYBIND11_MODULE(_agrid, m) {
       .def_readwrite("sweep_threshold", &agrid::Config::sweep_threshold, "Leaves longer than this are swept instead of tested all against all.")
       .def_readwrite("sweep_window", &agrid::Config::sweep_window, "A cell of up to 512 boxes is swept instead of split when each box meets at most this many others in the sweep; 0: only split.")
       .def_readwrite("kernel", &agrid::Config::kernel, "The pair kernel's instruction set; all give the same pairs (avx2 avoids AVX-512 clock drops).")
-      .def_readwrite("task_entries", &agrid::Config::task_entries, "Tree of grids: box copies per task.")
+      .def_readwrite("tree_task_entries", &agrid::Config::tree_task_entries, "Tree of grids: box copies per task.")
       .def_readwrite("tree_min_boxes", &agrid::Config::tree_min_boxes, "find_all_pairs and Broadphase use the tree of grids from this many boxes, with more than one thread.")
       .def_readwrite("fat_margin", &agrid::Config::fat_margin, "Broadphase only: fat boxes grow by this share of the longest edge.")
       .def_readwrite("rest_after", &agrid::Config::rest_after, "Broadphase only: a moving object rests after this many updates inside its fat box.")
       .def_readwrite("rest_after_querying", &agrid::Config::rest_after_querying, "Broadphase only: ... or this many while moving objects query the resting tree one by one.")
       .def_readwrite("rest_after_unchanged", &agrid::Config::rest_after_unchanged, "Broadphase only: ... or this many updates with its box unchanged.")
       .def_readwrite("filter_moving_pairs", &agrid::Config::filter_moving_pairs, "Broadphase only: False leaves the pairs with a moving member to the caller's filter.")
-      .def_readwrite("tree_query_cost", &agrid::Config::tree_query_cost, "Broadphase only: one moving object's query of the resting tree, in boxes given to the grid.")
+      .def_readwrite("resting_query_cost", &agrid::Config::resting_query_cost, "Broadphase only: one moving object's query of the resting tree, in boxes given to the grid.")
       .def("problem", [](const agrid::Config& c) -> py::object {
         const char* p = c.problem();
         return p == nullptr ? py::object(py::none()) : py::object(py::str(p));
