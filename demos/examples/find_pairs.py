@@ -23,8 +23,8 @@ assert grid.query_box([0, 0, 0], [0.6, 0.6, 0.6]).tolist() == [0, 1]  # sorted i
 assert grid.query_segment([-1, 3, 3], [9, 3, 3]).tolist() == [2]  # a ray grazing box 2's top
 
 broadphase = agrid.Broadphase()  # objects that come, move and go
-ground = broadphase.add([-10, -1, -10], [10, 0, 10])
-ball = broadphase.add([-0.5, 3, -0.5], [0.5, 4, 0.5])
+ground = broadphase.create([-10, -1, -10], [10, 0, 10])
+ball = broadphase.create([-0.5, 3, -0.5], [0.5, 4, 0.5])
 landed = sorted([ground, ball])
 for height, began, ended in [(3, [], []), (0, [landed], []), (1, [], [landed])]:  # falls, lands, bounces
     broadphase.set_box(ball, [-0.5, height, -0.5], [0.5, height + 1, 0.5])

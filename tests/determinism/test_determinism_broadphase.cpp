@@ -25,7 +25,7 @@ constexpr float kMinSide = 1.0f;
 constexpr float kMaxSide = 3.0f;
 /// Each update moves this many objects by up to kStepReach on each axis, creates and removes
 /// kChurn, and teleports kChurn. The moving set then alternates, kPhaseLength updates each,
-/// between a crowd (kCrowd: more than the resting objects / Config::tree_query_cost, so one grid
+/// between a crowd (kCrowd: more than the resting objects / Config::resting_query_cost, so one grid
 /// pairs the moving and resting objects) and a few (kFew: each queries the resting tree, in
 /// parallel units of 256).
 constexpr std::uint32_t kCrowd = 2400;
@@ -45,7 +45,7 @@ Config churn_config(Kernel kernel) {
   config.kernel = kernel;
   config.sweep_threshold = kSweepThreshold;
   config.tree_min_boxes = kTreeMinBoxes;
-  config.task_entries = kTaskEntries;
+  config.tree_task_entries = kTaskEntries;
   return config;
 }
 
@@ -75,7 +75,7 @@ struct Coverage {
 /// A broadphase under a seeded churn: every run makes the same calls in the same order.
 class Churn {
  public:
-  explicit Churn(const Config& config) : bp_(config), query_cost_(config.tree_query_cost), rng_(kSeed) {
+  explicit Churn(const Config& config) : bp_(config), query_cost_(config.resting_query_cost), rng_(kSeed) {
     for (std::uint32_t i = 0; i < kObjects; ++i) live_.push_back(bp_.create(random_box(rng_)));
   }
 
@@ -120,7 +120,7 @@ class Churn {
   }
 
   Broadphase bp_;
-  std::uint32_t query_cost_;  ///< Config::tree_query_cost, by which the broadphase chooses.
+  std::uint32_t query_cost_;  ///< Config::resting_query_cost, by which the broadphase chooses.
   Rng rng_;
   std::vector<Handle> live_;
 };

@@ -39,7 +39,7 @@ agrid::Config world_config(Kernel kernel) {
   config.kernel = kernel;
   config.sweep_threshold = kSweepThreshold;
   config.tree_min_boxes = kTreeMinBoxes;
-  config.task_entries = kTaskEntries;
+  config.tree_task_entries = kTaskEntries;
   return config;
 }
 

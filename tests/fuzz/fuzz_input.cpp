@@ -15,9 +15,9 @@ static_assert(scenes::kSpecialCoordinates.size() == 256 - kFirstSpecial, "one co
 /// Half-integers from -kHalfSteps/2 to +kHalfSteps/2: few enough values that boxes meet often.
 constexpr int kHalfSteps = 16;
 
-/// Config::rest_after and Config::tree_query_cost as a byte picks them: the default first.
+/// Config::rest_after and Config::resting_query_cost as a byte picks them: the default first.
 constexpr std::uint32_t kRestAfter[4] = {16, 1, 2, 4};
-constexpr std::uint32_t kTreeQueryCost[4] = {16, 1, 4, 1000};
+constexpr std::uint32_t kRestingQueryCost[4] = {16, 1, 4, 1000};
 
 }  // namespace
 
@@ -63,7 +63,7 @@ Config FuzzInput::config() noexcept {
   c.max_copies_per_box = std::array<float, 2>{1.0f, 8.0f}[(b >> 4) & 1];
   c.max_staying_share = std::array<float, 2>{0.0f, 1.0f}[(b >> 5) & 1];
   c.tree_min_boxes = 2;
-  c.task_entries = std::array<std::uint32_t, 4>{1, 8, 64, 4096}[b >> 6];
+  c.tree_task_entries = std::array<std::uint32_t, 4>{1, 8, 64, 4096}[b >> 6];
   return c;
 }
 
@@ -75,7 +75,7 @@ Config FuzzInput::broadphase_config() noexcept {
   c.fat_margin = (knobs & 1) != 0 ? 0.0f : 0.5f;
   c.rest_after = kRestAfter[(knobs >> 1) & 3];
   c.rest_after_unchanged = 1 + ((knobs >> 3) & 1);
-  c.tree_query_cost = kTreeQueryCost[(knobs >> 4) & 3];
+  c.resting_query_cost = kRestingQueryCost[(knobs >> 4) & 3];
   return c;
 }
 

@@ -106,10 +106,10 @@ TEST(Allocations, WarmTreeFrameOfSameInputAllocatesNothing) {
   tbb::task_arena one_thread(1);
   for (const auto& boxes : scenes_to_try) {
     SCOPED_TRACE(::testing::Message() << boxes.size() << " boxes");
-    for (const std::uint32_t task_entries : {64u, Config{}.task_entries}) {
+    for (const std::uint32_t tree_task_entries : {64u, Config{}.tree_task_entries}) {
       Config config;
-      config.task_entries = task_entries;
-      SCOPED_TRACE(::testing::Message() << "task_entries " << task_entries);
+      config.tree_task_entries = tree_task_entries;
+      SCOPED_TRACE(::testing::Message() << "tree_task_entries " << tree_task_entries);
       one_thread.execute([&] {
         Tree tree(config);
         std::vector<Pair> pairs;

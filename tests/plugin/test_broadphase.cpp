@@ -122,6 +122,8 @@ void run_simulation(std::uint32_t objects, std::uint32_t steps, int threads, con
     std::vector<Handle> found;
     bp.for_each_overlap(q, [&](Handle h) { found.push_back(h); });
     EXPECT_EQ(sorted(found), model.overlapping(q)) << "box query before update";
+    bp.query(q, found);
+    EXPECT_EQ(found, model.overlapping(q)) << "query(box) before update";
 
     const bool queries_only = updates == Updates::some_queries_only && step % 3 == 1;
     std::vector<Pair> expected;
@@ -148,6 +150,11 @@ void run_simulation(std::uint32_t objects, std::uint32_t steps, int threads, con
     found.clear();
     bp.for_each_hit(s, [&](Handle h) { found.push_back(h); });
     EXPECT_EQ(sorted(found), model.hit_by(s)) << "segment query";
+    // query() gives the same handles sorted, replacing what `found` held (here the hits).
+    bp.query(q, found);
+    EXPECT_EQ(found, model.overlapping(q)) << "query(box) after update";
+    bp.query(s, found);
+    EXPECT_EQ(found, model.hit_by(s)) << "query(segment)";
     const BroadphaseStats st = bp.stats();
     EXPECT_EQ(st.objects, model.boxes.size());
     EXPECT_EQ(st.pairs, expected.size());
@@ -171,14 +178,14 @@ TEST(Broadphase, MatchesTheModelWithFatBoxes) {
   run_simulation(2000, 25, 3, config, 6, Updates::some_queries_only);
 }
 
-// Moving objects meet resting ones by tree queries (tree_query_cost 1: while fewer move than
+// Moving objects meet resting ones by tree queries (resting_query_cost 1: while fewer move than
 // rest) or by one grid over both (a huge cost: always), and rest after 1 update or 16.
 TEST(Broadphase, MatchesTheModelEitherWayMovingMeetsResting) {
   for (const std::uint32_t cost : {1u, 1000000u}) {
     for (const std::uint32_t wait : {1u, 16u}) {
-      SCOPED_TRACE(::testing::Message() << "tree_query_cost " << cost << ", rest waits " << wait);
+      SCOPED_TRACE(::testing::Message() << "resting_query_cost " << cost << ", rest waits " << wait);
       Config config;
-      config.tree_query_cost = cost;
+      config.resting_query_cost = cost;
       config.rest_after = wait;
       config.rest_after_querying = wait;
       config.rest_after_unchanged = wait;
@@ -190,7 +197,7 @@ TEST(Broadphase, MatchesTheModelEitherWayMovingMeetsResting) {
 TEST(Broadphase, MatchesTheModelOnSeveralThreadsWithTheTree) {
   Config config;
   config.tree_min_boxes = 100;  // the moving set goes through the tree of grids
-  config.task_entries = 64;
+  config.tree_task_entries = 64;
   run_simulation(2000, 25, 3, config, 2);
 }
 
@@ -200,7 +207,7 @@ TEST(Broadphase, QueriesOnlyUpdatesKeepQueriesExact) {
   run_simulation(2000, 30, 1, Config{}, 3, Updates::some_queries_only);
   Config config;
   config.tree_min_boxes = 100;
-  config.task_entries = 64;
+  config.tree_task_entries = 64;
   run_simulation(2000, 25, 3, config, 4, Updates::some_queries_only);
 }
 
@@ -389,6 +396,30 @@ TEST(Broadphase, InvalidBoxesPairWithNothingAndAreCounted) {
   bp.update();
   EXPECT_EQ(bp.pairs().size(), 1u);  // the plane with the unit box
   EXPECT_EQ(bp.stats().invalid, 2u);
+}
+
+TEST(Broadphase, QueriesReplaceTheirOutputAndSortIt) {
+  Broadphase bp;
+  std::vector<Handle> handles;
+  for (int i = 9; i >= 0; --i) {  // created in descending x: the walk's order is not the handles'
+    const float x = static_cast<float>(i);
+    handles.push_back(bp.create({{x, 0, 0}, {x + 0.5f, 1, 1}}));
+  }
+  bp.update();
+  const Handle far = handles[3];
+  bp.set_box(far, {{20, 0, 0}, {20.5f, 1, 1}});  // changed since the update: seen as it is now
+  std::vector<Handle> out{77, 78};
+  bp.query(Box{{-1, -1, -1}, {30, 2, 2}}, out);
+  std::vector<Handle> all = handles;
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(out, all);
+  bp.query(Segment{{19, 0.5f, 0.5f}, {25, 0.5f, 0.5f}, {}}, out);
+  EXPECT_EQ(out, std::vector<Handle>{far});
+  bp.query(Box{{kNaN, 0, 0}, {1, 1, 1}}, out);  // an invalid query meets nothing
+  EXPECT_TRUE(out.empty());
+  out.push_back(5);
+  bp.query(Segment{{kNaN, 0, 0}, {1, 1, 1}, {}}, out);
+  EXPECT_TRUE(out.empty());
 }
 
 }  // namespace

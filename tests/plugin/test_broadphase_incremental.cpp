@@ -30,6 +30,8 @@ namespace agrid::test {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
+/// What a query's output holds before the call, which the call must replace.
+constexpr Handle kNoHandle = std::numeric_limits<Handle>::max();
 
 using Model = oracle::BroadphaseModel;
 using oracle::difference;
@@ -78,17 +80,25 @@ std::vector<Handle> sample(std::vector<Handle> from, std::size_t count, Rng& rng
   return from;
 }
 
+/// The handles for_each_overlap visits, sorted; query(box) must give the same.
 std::vector<Handle> overlapping(const Broadphase& bp, const Box& query) {
   std::vector<Handle> found;
   bp.for_each_overlap(query, [&](Handle h) { found.push_back(h); });
   std::sort(found.begin(), found.end());  // duplicates stay, and fail the comparison
+  std::vector<Handle> queried{kNoHandle};
+  bp.query(query, queried);
+  EXPECT_EQ(queried, found) << "query(box) differs from for_each_overlap";
   return found;
 }
 
+/// The handles for_each_hit visits, sorted; query(segment) must give the same.
 std::vector<Handle> hit_by(const Broadphase& bp, const Segment& segment) {
   std::vector<Handle> found;
   bp.for_each_hit(segment, [&](Handle h) { found.push_back(h); });
   std::sort(found.begin(), found.end());
+  std::vector<Handle> queried{kNoHandle};
+  bp.query(segment, queried);
+  EXPECT_EQ(queried, found) << "query(segment) differs from for_each_hit";
   return found;
 }
 
@@ -790,7 +800,7 @@ TEST(BroadphaseIncremental, BoxesAtAnInfinity) {
 TEST(BroadphaseIncremental, SameResultsOnAnyThreadCount) {
   Config config;
   config.tree_min_boxes = 1000;
-  config.task_entries = 256;
+  config.tree_task_entries = 256;
   const std::vector<PairChanges> one = run_one_percent(config, 1);
   for (const int threads : {2, 4}) {
     const std::vector<PairChanges> many = run_one_percent(config, threads);

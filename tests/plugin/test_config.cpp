@@ -48,11 +48,11 @@ TEST(Config, EqualityComparesEveryField) {
       [](Config& c) { ++c.leaf_capacity; },          [](Config& c) { c.big_span = 1; },
       [](Config& c) { c.max_staying_share /= 2; },   [](Config& c) { c.max_copies_per_box += 1; },
       [](Config& c) { ++c.sweep_threshold; },       [](Config& c) { c.sweep_window += 1; },
-      [](Config& c) { c.kernel = Kernel::scalar; },  [](Config& c) { ++c.task_entries; },
+      [](Config& c) { c.kernel = Kernel::scalar; },  [](Config& c) { ++c.tree_task_entries; },
       [](Config& c) { ++c.tree_min_boxes; },        [](Config& c) { c.fat_margin /= 2; },
       [](Config& c) { ++c.rest_after; },            [](Config& c) { ++c.rest_after_querying; },
       [](Config& c) { ++c.rest_after_unchanged; },  [](Config& c) { c.filter_moving_pairs = false; },
-      [](Config& c) { ++c.tree_query_cost; }};
+      [](Config& c) { ++c.resting_query_cost; }};
   for (std::size_t i = 0; i < changes.size(); ++i) {
     Config changed;
     changes[i](changed);
@@ -108,7 +108,7 @@ TEST(Config, FatMarginOutsideZeroToOneIsRefused) {
 
 TEST(Config, BroadphaseWaitsAndQueryCostOfZeroAreRefused) {
   for (std::uint32_t Config::*knob :
-       {&Config::rest_after, &Config::rest_after_querying, &Config::rest_after_unchanged, &Config::tree_query_cost}) {
+       {&Config::rest_after, &Config::rest_after_querying, &Config::rest_after_unchanged, &Config::resting_query_cost}) {
     Config c;
     c.*knob = 0;
     EXPECT_NE(c.problem(), nullptr);

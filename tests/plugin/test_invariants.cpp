@@ -25,7 +25,7 @@ using detail::SplitEngine;
 
 // Splits `boxes` to the end, as the grid (Finish::leaf) or the tree's coarse cells.
 SplitEngine split(std::span<const Box> boxes, const Config& config, Finish finish, Execution execution) {
-  SplitEngine engine(config, finish == Finish::leaf ? config.leaf_capacity : config.task_entries, finish, execution);
+  SplitEngine engine(config, finish == Finish::leaf ? config.leaf_capacity : config.tree_task_entries, finish, execution);
   engine.set_lattice(detail::fit_lattice(boxes));
   engine.split_root(boxes);
   engine.split_all_levels();
@@ -47,7 +47,7 @@ std::vector<std::vector<Box>> scenes_to_check() {
 
 TEST(CellInvariants, HoldAfterEveryBuild) {
   Config small_tasks;
-  small_tasks.task_entries = 256;  // the coarse cells split a few levels
+  small_tasks.tree_task_entries = 256;  // the coarse cells split a few levels
   for (const std::vector<Box>& boxes : scenes_to_check()) {
     for (const Config& config : some_configs()) {
       EXPECT_EQ(problem_of(split(boxes, config, Finish::leaf, Execution::sequential), boxes.size()), nullptr)

@@ -20,9 +20,9 @@ namespace {
 
 constexpr int kThreadCounts[] = {1, 2, 3, 4, 8};
 
-// A config whose tree splits while cells hold more than `task_entries` copies.
-Config with_task_entries(std::uint32_t task_entries, Config config = {}) {
-  config.task_entries = task_entries;
+// A config whose tree splits while cells hold more than `tree_task_entries` copies.
+Config with_tree_task_entries(std::uint32_t tree_task_entries, Config config = {}) {
+  config.tree_task_entries = tree_task_entries;
   return config;
 }
 
@@ -42,7 +42,7 @@ void expect_tree_matches(std::span<const Box> boxes, const std::vector<Pair>& ex
   for (const Config& config : configs) {
     for (const int threads : kThreadCounts) {
       EXPECT_TRUE(same_pairs(expected, tree_pairs(boxes, config, threads), boxes))
-          << name(config) << " task_entries " << config.task_entries << ", " << threads << " threads";
+          << name(config) << " tree_task_entries " << config.tree_task_entries << ", " << threads << " threads";
     }
   }
 }
@@ -62,7 +62,7 @@ TEST_P(TreeBenchmarkScenes, SameOnAnyThreadCountAndMatchesOracle) {
   ASSERT_FALSE(scene.boxes.empty());
   const auto expected = oracle::pairs(scene.boxes);
   // The default, and small tasks so that the coarse tree goes deep and has many tasks.
-  const Config configs[] = {Config{}, with_task_entries(200), with_task_entries(1, make_config(1, 1, 2))};
+  const Config configs[] = {Config{}, with_tree_task_entries(200), with_tree_task_entries(1, make_config(1, 1, 2))};
   expect_tree_matches(scene.boxes, expected, configs);
 }
 
@@ -79,7 +79,7 @@ TEST_P(TreeAdversarialScenes, SameOnAnyThreadCountAndMatchesOracle) {
     const auto scene = scenes::make_scene(GetParam(), 1.0, seed);
     ASSERT_FALSE(scene.boxes.empty());
     const auto expected = oracle::pairs(scene.boxes);
-    const Config configs[] = {Config{}, with_task_entries(64), with_task_entries(1, make_config(2, 2, 64, 1.0f, 8.0f))};
+    const Config configs[] = {Config{}, with_tree_task_entries(64), with_tree_task_entries(1, make_config(2, 2, 64, 1.0f, 8.0f))};
     expect_tree_matches(scene.boxes, expected, configs);
   }
 }
@@ -96,10 +96,10 @@ TEST(Tree, RandomScenesMatchOracle) {
     for (const Density density : {Density::kVerySparse, Density::kMedium, Density::kVeryDense}) {
       const auto boxes = random_scene(count, density, count + 7);
       const auto expected = oracle::pairs(boxes);
-      for (const std::uint32_t task_entries : {1u, 50u, 4096u}) {
+      for (const std::uint32_t tree_task_entries : {1u, 50u, 4096u}) {
         for (const int threads : {1, 3}) {
-          EXPECT_TRUE(same_pairs(expected, tree_pairs(boxes, with_task_entries(task_entries), threads), boxes))
-              << count << " boxes, " << name(density) << ", task_entries " << task_entries << ", " << threads
+          EXPECT_TRUE(same_pairs(expected, tree_pairs(boxes, with_tree_task_entries(tree_task_entries), threads), boxes))
+              << count << " boxes, " << name(density) << ", tree_task_entries " << tree_task_entries << ", " << threads
               << " threads";
         }
       }
@@ -111,9 +111,9 @@ TEST(Tree, EveryConfigurationMatchesOracle) {
   const auto boxes = random_scene(4000, Density::kDense, 99);
   const auto expected = oracle::pairs(boxes);
   for (const Config& config : all_config_combinations()) {
-    for (const std::uint32_t task_entries : {1u, 300u}) {
-      EXPECT_TRUE(same_pairs(expected, tree_pairs(boxes, with_task_entries(task_entries, config), 3), boxes))
-          << name(config) << " task_entries " << task_entries;
+    for (const std::uint32_t tree_task_entries : {1u, 300u}) {
+      EXPECT_TRUE(same_pairs(expected, tree_pairs(boxes, with_tree_task_entries(tree_task_entries, config), 3), boxes))
+          << name(config) << " tree_task_entries " << tree_task_entries;
     }
   }
 }
@@ -122,7 +122,7 @@ TEST(Tree, EveryConfigurationMatchesOracle) {
 
 TEST(Tree, ReusedAcrossFramesOfChangingSize) {
   // Scratch kept between frames (per task and per worker) must never leak into the next one.
-  Tree tree(with_task_entries(100));
+  Tree tree(with_tree_task_entries(100));
   for (const std::uint32_t count : {20000u, 50u, 0u, 8000u, 20000u, 3u}) {
     const auto boxes = random_scene(count, Density::kDense, count);
     std::vector<Pair> found = {Pair{1, 2}};  // replaced, not appended to
@@ -139,7 +139,7 @@ TEST(Tree, BadAndExtremeBoxesChangeNothingElse) {
   const auto good = random_scene(20000, Density::kMedium, 5);
   const Mixed mixed = mix_in(good, scenes::invalid_boxes(), 6);
   const auto expected = oracle::pairs(mixed.boxes);
-  const Config configs[] = {Config{}, with_task_entries(64)};
+  const Config configs[] = {Config{}, with_tree_task_entries(64)};
   expect_tree_matches(mixed.boxes, expected, configs);
 
   auto extreme = good;
@@ -211,7 +211,7 @@ TEST(Tree, NothingBuiltNothingFound) {
 }
 
 TEST(Tree, RefusesAnUnusableConfig) {
-  EXPECT_THROW(Tree(with_task_entries(0)), std::invalid_argument);
+  EXPECT_THROW(Tree(with_tree_task_entries(0)), std::invalid_argument);
 }
 
 TEST(Tree, StatsAgreeWithTheGrid) {

@@ -4,6 +4,7 @@ input form, the Broadphase against a model of random updates, and the errors of 
 import ast
 import pathlib
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -244,7 +245,7 @@ def test_broadphase_against_a_model_of_random_updates():
             lo = rng.uniform(0, 6, 3).astype(np.float32)
             hi = lo + rng.uniform(0, 1.5, 3).astype(np.float32)
             group, mask = int(rng.choice([1, 2, 3])), int(rng.choice([0xFFFFFFFF, 1, 2]))
-            h = bp.add(lo, hi, group, mask)
+            h = bp.create(lo, hi, group, mask)
             boxes[h], filters[h] = (lo, hi), (group, mask)
         for h in list(boxes):  # move, jitter, refilter, remove
             r = rng.random()
@@ -271,7 +272,32 @@ def test_broadphase_against_a_model_of_random_updates():
             q = rng.uniform(0, 6, 3).astype(np.float32)
             want = sorted(h for h, (lo, hi) in boxes.items() if np.all(lo <= hi) and np.all((lo <= q + 1) & (q <= hi)))
             np.testing.assert_array_equal(bp.query_box(q, q + 1), np.array(want, dtype=np.uint32))
+            visited = []
+            assert bp.for_each_overlap(q, q + 1, visited.append) is None  # append returns None: go on
+            assert sorted(visited) == want
+            start, end = q - [3, 0, 0], q + [4, 0.5, 0.5]
+            hit = bp.query_segment(start, end)
+            visited = []
+            bp.for_each_hit(start, end, lambda h: visited.append(h) or True)
+            np.testing.assert_array_equal(np.array(sorted(visited), dtype=np.uint32), hit)
     assert bp.stats()["objects"] == len(boxes)
+
+
+def test_broadphase_visits_stop_when_visit_returns_false():
+    bp = agrid.Broadphase()
+    handles = [bp.create([x, 0, 0], [x + 0.5, 1, 1]) for x in range(10)]
+    bp.update()
+    for query in (lambda visit: bp.for_each_overlap([-1, -1, -1], [20, 2, 2], visit),
+                  lambda visit: bp.for_each_hit([-1, 0.5, 0.5], [20, 0.5, 0.5], visit)):
+        visited = []
+        query(visited.append)
+        assert sorted(visited) == handles
+        visited = []
+        query(lambda h: visited.append(h) or len(visited) < 3)
+        assert len(visited) == 3
+    with pytest.raises(ZeroDivisionError):  # the visitor's exception comes through
+        bp.for_each_overlap([-1, -1, -1], [20, 2, 2], lambda h: 1 / 0)
+    assert bp.query_box([-1, -1, -1], [20, 2, 2]).tolist() == handles  # and the broadphase still answers
 
 
 # ---- errors ------------------------------------------------------------------------------------
@@ -309,22 +335,67 @@ def test_bad_config_thread_count_and_handles():
     bp = agrid.Broadphase()
     with pytest.raises(ValueError, match="not a live handle"):
         bp.set_box(7, [0, 0, 0], [1, 1, 1])
-    h = bp.add([0, 0, 0], [1, 1, 1])
+    h = bp.create([0, 0, 0], [1, 1, 1])
     bp.remove(h)
     with pytest.raises(ValueError):
         bp.remove(h)
 
 
+# ---- the names of 0.3 --------------------------------------------------------------------------
+
+
+def test_the_names_of_0_3_work_and_warn():
+    bp = agrid.Broadphase()
+    with pytest.warns(DeprecationWarning, match=r"Broadphase\.add is deprecated: use Broadphase\.create") as caught:
+        h = bp.add([0, 0, 0], [1, 1, 1], 2, 3)
+    assert caught[0].filename == __file__  # the warning points at the caller's line
+    assert h in bp
+    bp.update()
+    assert bp.query_box([0, 0, 0], [1, 1, 1]).tolist() == [h]
+
+    c = agrid.Config()
+    renamed = {"task_entries": "tree_task_entries", "tree_query_cost": "resting_query_cost"}
+    for old, new in renamed.items():
+        message = rf"Config\.{old} is deprecated: use Config\.{new}"
+        with pytest.warns(DeprecationWarning, match=message) as caught:
+            assert getattr(c, old) == getattr(c, new)
+        assert caught[0].filename == __file__
+        with pytest.warns(DeprecationWarning, match=message):
+            setattr(c, old, 7)
+        assert getattr(c, new) == 7
+        with pytest.warns(DeprecationWarning, match=message):
+            assert getattr(agrid.Config(**{old: 5}), new) == 5
+    # The old names are not fields of their own: repr and == see only the new ones.
+    assert "task_entries=" not in repr(c).replace("tree_task_entries=", "")
+    assert "tree_query_cost" not in repr(c)
+
+
+def test_the_current_names_do_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c = agrid.Config(tree_task_entries=64, resting_query_cost=4)
+        c.tree_task_entries, c.resting_query_cost = c.tree_task_entries + 1, c.resting_query_cost + 1
+        assert (c.tree_task_entries, c.resting_query_cost) == (65, 5)
+        repr(c)
+        bp = agrid.Broadphase(c)
+        h = bp.create([0, 0, 0], [1, 1, 1])
+        bp.update()
+        assert bp.query_box([0, 0, 0], [1, 1, 1]).tolist() == [h]
+        assert bp.query_segment([-1, 0.5, 0.5], [2, 0.5, 0.5]).tolist() == [h]
+        bp.for_each_overlap([0, 0, 0], [1, 1, 1], lambda handle: None)
+        bp.for_each_hit([-1, 0.5, 0.5], [2, 0.5, 0.5], lambda handle: None)
+
+
 def test_config_defaults_are_the_cpp_ones():
     c = agrid.Config()
-    assert (c.leaf_capacity, c.big_span, c.sweep_threshold, c.tree_min_boxes, c.task_entries) == (32, 2, 32, 20000, 4096)
+    assert (c.leaf_capacity, c.big_span, c.sweep_threshold, c.tree_min_boxes, c.tree_task_entries) == (32, 2, 32, 20000, 4096)
     assert c.kernel == agrid.Kernel.automatic
     assert abs(c.fat_margin - 0.1) < 1e-7
 
 
 def test_config_fields_by_name_and_repr():
-    c = agrid.Config(leaf_capacity=16, fat_margin=0.25, kernel=agrid.Kernel.scalar, tree_query_cost=3)
-    assert (c.leaf_capacity, c.kernel, c.tree_query_cost) == (16, agrid.Kernel.scalar, 3)
+    c = agrid.Config(leaf_capacity=16, fat_margin=0.25, kernel=agrid.Kernel.scalar, resting_query_cost=3)
+    assert (c.leaf_capacity, c.kernel, c.resting_query_cost) == (16, agrid.Kernel.scalar, 3)
     assert abs(c.fat_margin - 0.25) < 1e-7
     assert c.rest_after == agrid.Config().rest_after
     with pytest.raises(TypeError, match="no field 'leaf_capacit'"):
@@ -332,12 +403,12 @@ def test_config_fields_by_name_and_repr():
     with pytest.raises(TypeError, match="no field 'problem'"):
         agrid.Config(problem=None)
     text = repr(c)
-    assert text.startswith("Config(leaf_capacity=16, big_span=2, ") and "tree_query_cost=3)" in text
+    assert text.startswith("Config(leaf_capacity=16, big_span=2, ") and "resting_query_cost=3)" in text
     assert "kernel=Kernel.scalar" in text
     # Pasted back, it makes the same Config.
     back = eval(text, {"Config": agrid.Config, "Kernel": agrid.Kernel})
     assert repr(back) == text
-    assert (back.leaf_capacity, back.kernel, back.tree_query_cost, back.fat_margin) == (16, agrid.Kernel.scalar, 3, c.fat_margin)
+    assert (back.leaf_capacity, back.kernel, back.resting_query_cost, back.fat_margin) == (16, agrid.Kernel.scalar, 3, c.fat_margin)
 
 
 def test_version_is_the_projects():
@@ -345,10 +416,40 @@ def test_version_is_the_projects():
     assert (major, minor) >= (0, 3)
 
 
+DEPRECATED = {"Config": {"task_entries", "tree_query_cost"}, "Broadphase": {"add"}}
+
+
+def stub_classes():
+    stub = pathlib.Path(agrid.__file__).with_name("__init__.pyi")
+    return {n.name: n for n in ast.parse(stub.read_text()).body if isinstance(n, ast.ClassDef)}
+
+
+def is_deprecated(function):
+    return any(isinstance(d, ast.Call) and getattr(d.func, "id", None) == "deprecated" for d in function.decorator_list)
+
+
 def test_config_stub_lists_the_module_fields_in_order():
     """The stubs' Config has the native Config's fields, in its (config.h's grouped) order."""
-    stub = pathlib.Path(agrid.__file__).with_name("__init__.pyi")
-    config = next(n for n in ast.parse(stub.read_text()).body if isinstance(n, ast.ClassDef) and n.name == "Config")
+    config = stub_classes()["Config"]
     stubbed = [n.target.id for n in config.body if isinstance(n, ast.AnnAssign)]
     native = [name for name, value in vars(agrid.Config).items() if isinstance(value, property)]
-    assert stubbed == native
+    assert stubbed == [name for name in native if name not in DEPRECATED["Config"]]
+    assert stubbed == [field.split("=")[0] for field in repr(agrid.Config())[len("Config(") : -1].split(", ")]
+
+
+def test_stubs_list_every_public_name_and_mark_the_deprecated():
+    """Each class's public names in the stubs are the module's; the names of 0.3 are there, and
+    each of their stubs is marked @deprecated (getters and setters alike)."""
+    for name, cls in stub_classes().items():
+        native = getattr(agrid, name)
+        public = set(native.__members__) if name == "Kernel" else {n for n in vars(native) if not n.startswith("_")}
+        stubbed = set()
+        for node in cls.body:
+            if isinstance(node, ast.AnnAssign):
+                stubbed.add(node.target.id)
+            elif isinstance(node, ast.Assign):
+                stubbed.update(target.id for target in node.targets)
+            elif isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+                stubbed.add(node.name)
+                assert is_deprecated(node) == (node.name in DEPRECATED.get(name, set())), f"{name}.{node.name}"
+        assert stubbed == public, name

@@ -1,7 +1,9 @@
 """Type stubs of the agrid package (the native module agrid._agrid)."""
 
 import enum
-from typing import Optional, Tuple
+from typing import Callable, Optional, Tuple
+
+from typing_extensions import deprecated
 
 import numpy as np
 import numpy.typing as npt
@@ -29,9 +31,9 @@ class Config:
     sweep_threshold: int
     sweep_window: float
     kernel: Kernel
-    # The tree of grids: read by Tree, and by find_all_pairs and Broadphase when they use it.
-    task_entries: int
-    # When to use the tree of grids: read by find_all_pairs and Broadphase.
+    # The tree of grids (Tree): read by Tree, and by find_all_pairs and Broadphase when they use it.
+    tree_task_entries: int
+    # When to use the tree of grids: read by find_all_pairs and Broadphase (their pair finding).
     tree_min_boxes: int
     # The incremental broadphase: read by Broadphase only.
     fat_margin: float
@@ -39,7 +41,20 @@ class Config:
     rest_after_querying: int
     rest_after_unchanged: int
     filter_moving_pairs: bool
-    tree_query_cost: int
+    resting_query_cost: int
+    # The names of agrid 0.3, kept one version: reading, setting or passing one to Config() warns.
+    @property
+    @deprecated("Config.task_entries is deprecated: use Config.tree_task_entries (renamed in agrid 0.4)")
+    def task_entries(self) -> int: ...
+    @task_entries.setter
+    @deprecated("Config.task_entries is deprecated: use Config.tree_task_entries (renamed in agrid 0.4)")
+    def task_entries(self, value: int) -> None: ...
+    @property
+    @deprecated("Config.tree_query_cost is deprecated: use Config.resting_query_cost (renamed in agrid 0.4)")
+    def tree_query_cost(self) -> int: ...
+    @tree_query_cost.setter
+    @deprecated("Config.tree_query_cost is deprecated: use Config.resting_query_cost (renamed in agrid 0.4)")
+    def tree_query_cost(self, value: int) -> None: ...
     def __init__(self, **fields: object) -> None:
         """The defaults, with the fields named set: Config(leaf_capacity=16); an unknown name is a TypeError."""
     def problem(self) -> Optional[str]:
@@ -75,6 +90,9 @@ class Tree:
 class Broadphase:
     """Objects that come, move and go; update() gives the pairs that began and ended."""
     def __init__(self, config: Config = ...) -> None: ...
+    def create(self, min: ArrayLike, max: ArrayLike, group: int = 1, mask: int = 0xFFFFFFFF) -> int:
+        """Adds an object; returns its handle."""
+    @deprecated("Broadphase.add is deprecated: use Broadphase.create (renamed in agrid 0.4)")
     def add(self, min: ArrayLike, max: ArrayLike, group: int = 1, mask: int = 0xFFFFFFFF) -> int: ...
     def set_box(self, handle: int, min: ArrayLike, max: ArrayLike) -> None: ...
     def set_filter(self, handle: int, group: int, mask: int) -> None: ...
@@ -83,6 +101,10 @@ class Broadphase:
     def pairs(self) -> Pairs: ...
     def query_box(self, min: ArrayLike, max: ArrayLike) -> Indices: ...
     def query_segment(self, start: ArrayLike, end: ArrayLike) -> Indices: ...
+    def for_each_overlap(self, min: ArrayLike, max: ArrayLike, visit: Callable[[int], Optional[bool]]) -> None:
+        """Calls visit(handle) for each object whose box overlaps the box, until it returns False."""
+    def for_each_hit(self, start: ArrayLike, end: ArrayLike, visit: Callable[[int], Optional[bool]]) -> None:
+        """Calls visit(handle) for each object whose box the segment hits, until it returns False."""
     def contains(self, handle: int) -> bool: ...
     def __contains__(self, handle: int) -> bool: ...
     def stats(self) -> dict: ...

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <span>
 #include <string>
@@ -284,41 +285,70 @@ py::tuple changes_of(const agrid::PairChanges& changes) {
   return py::make_tuple(pair_array(std::vector<Pair>(changes.began)), pair_array(std::vector<Pair>(changes.ended)));
 }
 
-py::array_t<std::uint32_t> handles_meeting(const agrid::Broadphase& broadphase, const auto& query) {
-  std::vector<std::uint32_t> out;
-  run([&] {
-    const auto visit = [&out](agrid::Handle h) {
-      out.push_back(h);
-      return true;
-    };
-    if constexpr (std::is_same_v<std::decay_t<decltype(query)>, Box>) {
-      broadphase.for_each_overlap(query, visit);
-    } else {
-      broadphase.for_each_hit(query, visit);
-    }
-  });
-  std::sort(out.begin(), out.end());
+/// Broadphase::query(box or segment) as a sorted array of handles.
+template <class Query>
+py::array_t<std::uint32_t> handles_meeting(const agrid::Broadphase& broadphase, const Query& query) {
+  std::vector<agrid::Handle> out;
+  run([&] { broadphase.query(query, out); });
   return index_array(std::move(out));
 }
 
-/// The names of Config's fields, in their order: the properties of the Python class.
+/// Calls a Python visit(handle) for each handle a for_each_* query reports (the GIL held): None
+/// or a true value goes on, False (any false value but None) stops.
+template <class Query, class ForEach>
+void visit_handles(const agrid::Broadphase& broadphase, const Query& query, ForEach for_each, const py::function& visit) {
+  (broadphase.*for_each)(query, [&visit](agrid::Handle h) {
+    const py::object going_on = visit(h);
+    return going_on.is_none() || py::cast<bool>(py::bool_(going_on));
+  });
+}
+
+// ---- names of 0.3, kept one version ------------------------------------------------------------
+
+/// Warns that `old_name` is `new_name` now: a DeprecationWarning at the caller's line (the
+/// innermost Python frame, as warnings.warn(..., stacklevel=2) from a Python function).
+void warn_renamed(const std::string& old_name, const std::string& new_name) {
+  const std::string message = old_name + " is deprecated: use " + new_name + " (renamed in agrid 0.4)";
+  if (PyErr_WarnEx(PyExc_DeprecationWarning, message.c_str(), 1) != 0) throw py::error_already_set();
+}
+
+/// A Config field's name of 0.3, still read, set and taken by Config(**fields), with a warning.
+struct RenamedField {
+  const char* old_name;
+  const char* new_name;
+  std::uint32_t agrid::Config::*field;
+  const char* doc;
+};
+constexpr RenamedField kRenamedFields[] = {
+    {"task_entries", "tree_task_entries", &agrid::Config::tree_task_entries, "Deprecated: tree_task_entries (the name of agrid 0.3)."},
+    {"tree_query_cost", "resting_query_cost", &agrid::Config::resting_query_cost, "Deprecated: resting_query_cost (the name of agrid 0.3)."},
+};
+
+[[nodiscard]] bool is_renamed_field(const std::string& name) {
+  return std::any_of(std::begin(kRenamedFields), std::end(kRenamedFields), [&](const RenamedField& r) { return name == r.old_name; });
+}
+
+/// The names of Config's fields, in their order: the properties of the Python class but the
+/// deprecated names.
 std::vector<std::string> config_fields(const py::handle& config_type) {
   const py::object property = py::module_::import("builtins").attr("property");
   std::vector<std::string> names;
   for (const auto& [name, value] : py::cast<py::dict>(config_type.attr("__dict__"))) {
-    if (py::isinstance(value, property)) names.push_back(py::cast<std::string>(name));
+    auto field = py::cast<std::string>(name);
+    if (py::isinstance(value, property) && !is_renamed_field(field)) names.push_back(std::move(field));
   }
   return names;
 }
 
-/// Config(**fields): the defaults, with the fields named set; an unknown name is a TypeError.
+/// Config(**fields): the defaults, with the fields named set; an unknown name is a TypeError (a
+/// deprecated name is set, with its warning).
 agrid::Config config_from_fields(const py::kwargs& fields) {
   agrid::Config config;
   const py::object view = py::cast(&config, py::return_value_policy::reference);
   const std::vector<std::string> known = config_fields(py::type::of(view));
   for (const auto& [name, value] : fields) {
     const auto field = py::cast<std::string>(name);
-    if (std::find(known.begin(), known.end(), field) == known.end()) {
+    if (std::find(known.begin(), known.end(), field) == known.end() && !is_renamed_field(field)) {
       throw py::type_error("Config has no field '" + field + "'");
     }
     py::setattr(view, name, value);
@@ -359,26 +389,39 @@ PYBIND11_MODULE(_agrid, m) {
                                    "Tuning of agrid, its fields grouped by what reads them; the defaults are measured "
                                    "(docs/benchmarks.md). Config(leaf_capacity=16, ...) sets fields by name.");
   config.def(py::init(&config_from_fields))
-      .def_readwrite("leaf_capacity", &agrid::Config::leaf_capacity, "A cell of at most this many boxes is a leaf.")
-      .def_readwrite("big_span", &agrid::Config::big_span, "Boxes spanning more child cells than this (1 or 2) stay with their node.")
-      .def_readwrite("max_staying_share", &agrid::Config::max_staying_share, "A cell splits only if at most this share of its boxes would stay.")
-      .def_readwrite("max_copies_per_box", &agrid::Config::max_copies_per_box, "A cell splits only if its children hold at most this many copies per box.")
-      .def_readwrite("sweep_threshold", &agrid::Config::sweep_threshold, "Leaves longer than this are swept instead of tested all against all.")
-      .def_readwrite("sweep_window", &agrid::Config::sweep_window, "A cell of up to 512 boxes is swept instead of split when each box meets at most this many others in the sweep; 0: only split.")
-      .def_readwrite("kernel", &agrid::Config::kernel, "The pair kernel's instruction set; all give the same pairs (avx2 avoids AVX-512 clock drops).")
-      .def_readwrite("task_entries", &agrid::Config::task_entries, "Tree of grids: box copies per task.")
-      .def_readwrite("tree_min_boxes", &agrid::Config::tree_min_boxes, "find_all_pairs and Broadphase use the tree of grids from this many boxes, with more than one thread.")
+      .def_readwrite("leaf_capacity", &agrid::Config::leaf_capacity, "The grid: a cell of at most this many boxes is a leaf, its boxes tested all against all.")
+      .def_readwrite("big_span", &agrid::Config::big_span, "The grid: a box spanning more child cells than this (1 or 2) on some axis stays with its node.")
+      .def_readwrite("max_staying_share", &agrid::Config::max_staying_share, "The grid: a cell splits only if at most this share of its boxes would stay with it.")
+      .def_readwrite("max_copies_per_box", &agrid::Config::max_copies_per_box, "The grid: a cell splits only if its children hold at most this many copies per box.")
+      .def_readwrite("sweep_threshold", &agrid::Config::sweep_threshold, "The grid: leaves longer than this are swept instead of tested all against all.")
+      .def_readwrite("sweep_window", &agrid::Config::sweep_window, "The grid: a cell of up to 512 boxes is swept instead of split when each box meets at most this many others in the sweep; 0: only split (a Grid kept mostly for queries).")
+      .def_readwrite("kernel", &agrid::Config::kernel, "The grid: the pair kernel's instruction set; all give the same pairs (avx2 avoids AVX-512 clock drops).")
+      .def_readwrite("tree_task_entries", &agrid::Config::tree_task_entries, "The tree of grids (Tree): cells of more box copies than this are split in parallel; smaller ones are grouped into tasks of about this many, each one grid.")
+      .def_readwrite("tree_min_boxes", &agrid::Config::tree_min_boxes, "A pair-finding call of at least this many boxes uses the tree of grids, with more than one thread: find_all_pairs' boxes; in Broadphase, the moving boxes, or the moving and resting ones when one grid pairs both.")
       .def_readwrite("fat_margin", &agrid::Config::fat_margin, "Broadphase only: fat boxes grow by this share of the longest edge.")
-      .def_readwrite("rest_after", &agrid::Config::rest_after, "Broadphase only: a moving object rests after this many updates inside its fat box.")
-      .def_readwrite("rest_after_querying", &agrid::Config::rest_after_querying, "Broadphase only: ... or this many while moving objects query the resting tree one by one.")
-      .def_readwrite("rest_after_unchanged", &agrid::Config::rest_after_unchanged, "Broadphase only: ... or this many updates with its box unchanged.")
+      .def_readwrite("rest_after", &agrid::Config::rest_after, "Broadphase only: a moving object rests after this many updates inside its fat box, while one grid pairs the moving and resting objects.")
+      .def_readwrite("rest_after_querying", &agrid::Config::rest_after_querying, "Broadphase only: a moving object rests after this many updates inside its fat box, while the moving objects query the resting tree one by one.")
+      .def_readwrite("rest_after_unchanged", &agrid::Config::rest_after_unchanged, "Broadphase only: a moving object rests after this many updates with its box unchanged.")
       .def_readwrite("filter_moving_pairs", &agrid::Config::filter_moving_pairs, "Broadphase only: False leaves the pairs with a moving member to the caller's filter.")
-      .def_readwrite("tree_query_cost", &agrid::Config::tree_query_cost, "Broadphase only: one moving object's query of the resting tree, in boxes given to the grid.")
+      .def_readwrite("resting_query_cost", &agrid::Config::resting_query_cost, "Broadphase only: one moving object's query of the resting tree, in boxes given to the grid; fewer moving objects than the resting ones / this query it, more are paired with them by one grid.")
       .def("problem", [](const agrid::Config& c) -> py::object {
         const char* p = c.problem();
         return p == nullptr ? py::object(py::none()) : py::object(py::str(p));
       }, "None if the config is usable, else what is wrong with it.")
       .def("__repr__", &config_repr);
+  for (const RenamedField& renamed : kRenamedFields) {
+    config.def_property(
+        renamed.old_name,
+        [renamed](const agrid::Config& c) {
+          warn_renamed(std::string("Config.") + renamed.old_name, std::string("Config.") + renamed.new_name);
+          return c.*renamed.field;
+        },
+        [renamed](agrid::Config& c, std::uint32_t value) {
+          warn_renamed(std::string("Config.") + renamed.old_name, std::string("Config.") + renamed.new_name);
+          c.*renamed.field = value;
+        },
+        renamed.doc);
+  }
 
   m.def("set_num_threads", &set_num_threads, py::arg("threads"),
         "Runs agrid on this many threads (0: all cores, the default).");
@@ -408,13 +451,19 @@ PYBIND11_MODULE(_agrid, m) {
       .def("find_pairs", &PyTree::find_pairs, "Every overlapping pair, (K, 2) uint32, sorted.")
       .def_property_readonly("config", &PyTree::config);
 
+  const auto create = [](agrid::Broadphase& b, const py::handle& min, const py::handle& max, std::uint32_t group, std::uint32_t mask) {
+    return b.create(box_of(min, max), {group, mask});
+  };
   py::class_<agrid::Broadphase>(m, "Broadphase",
                                 "Objects that come, move and go; update() gives the pairs that began and ended.")
       .def(py::init<const agrid::Config&>(), py::arg("config") = agrid::Config{})
-      .def("add", [](agrid::Broadphase& b, const py::handle& min, const py::handle& max, std::uint32_t group, std::uint32_t mask) {
-        return b.create(box_of(min, max), {group, mask});
-      }, py::arg("min"), py::arg("max"), py::arg("group") = 1u, py::arg("mask") = 0xffffffffu,
+      .def("create", create, py::arg("min"), py::arg("max"), py::arg("group") = 1u, py::arg("mask") = 0xffffffffu,
          "Adds an object; returns its handle. Two objects may pair iff each one's group meets the other's mask.")
+      .def("add", [create](agrid::Broadphase& b, const py::handle& min, const py::handle& max, std::uint32_t group, std::uint32_t mask) {
+        warn_renamed("Broadphase.add", "Broadphase.create");
+        return create(b, min, max, group, mask);
+      }, py::arg("min"), py::arg("max"), py::arg("group") = 1u, py::arg("mask") = 0xffffffffu,
+         "Deprecated: create (the name of agrid 0.3).")
       .def("set_box", [](agrid::Broadphase& b, agrid::Handle h, const py::handle& min, const py::handle& max) {
         b.set_box(h, box_of(min, max));
       }, py::arg("handle"), py::arg("min"), py::arg("max"), "Moves the object.")
@@ -441,6 +490,14 @@ PYBIND11_MODULE(_agrid, m) {
       .def("query_segment", [](const agrid::Broadphase& b, const py::handle& from, const py::handle& to) {
         return handles_meeting(b, agrid::Segment{nearest_point(from, "start"), nearest_point(to, "end")});
       }, py::arg("start"), py::arg("end"), "Handles of the objects whose current box the segment hits, sorted.")
+      .def("for_each_overlap", [](const agrid::Broadphase& b, const py::handle& min, const py::handle& max, const py::function& visit) {
+        visit_handles(b, box_of(min, max), &agrid::Broadphase::for_each_overlap, visit);
+      }, py::arg("min"), py::arg("max"), py::arg("visit"),
+         "Calls visit(handle) for each object whose current box overlaps the box, in no particular order, until it returns False.")
+      .def("for_each_hit", [](const agrid::Broadphase& b, const py::handle& from, const py::handle& to, const py::function& visit) {
+        visit_handles(b, agrid::Segment{nearest_point(from, "start"), nearest_point(to, "end")}, &agrid::Broadphase::for_each_hit, visit);
+      }, py::arg("start"), py::arg("end"), py::arg("visit"),
+         "Calls visit(handle) for each object whose current box the segment hits, in no particular order, until it returns False.")
       .def("contains", &agrid::Broadphase::contains, py::arg("handle"), "True iff the handle is a live object.")
       .def("__contains__", &agrid::Broadphase::contains)
       .def("stats", [](const agrid::Broadphase& b) {

@@ -113,9 +113,17 @@ class Broadphase {
   /// The object's current filter. `handle` must be live.
   [[nodiscard]] Filter filter(Handle handle) const;
 
+  /// Replaces the contents of `out` with the live objects whose current box overlaps `box`,
+  /// sorted ascending.
+  void query(const Box& box, std::vector<Handle>& out) const;
+
   /// Calls `visit` once with each live object whose current box overlaps `box` (in no
   /// particular but deterministic order) until it returns false.
   void for_each_overlap(const Box& box, FunctionRef<Handle> visit) const;
+
+  /// Replaces the contents of `out` with the live objects whose current box hits(segment, box),
+  /// sorted ascending.
+  void query(const Segment& segment, std::vector<Handle>& out) const;
 
   /// Calls `visit` once with each live object whose current box hits(segment, box) until it
   /// returns false.

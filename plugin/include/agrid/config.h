@@ -4,15 +4,19 @@
 //
 // One struct for every API, its fields in four groups by what reads them:
 //
-//   group (its fields)                                 | Grid | Tree | find_all_pairs | Broadphase
-//   ---------------------------------------------------|------|------|----------------|-----------
-//   the grid (leaf_capacity ... kernel)                |  x   |  x   |       x        |     x
-//   the tree of grids (task_entries)                   |      |  x   |       x        |     x
-//   when to use the tree (tree_min_boxes)              |      |      |       x        |     x
-//   the incremental broadphase (fat_margin ... end)    |      |      |                |     x
+//   group (its fields)                                   | Grid | Tree | find_all_pairs | Broadphase
+//   -----------------------------------------------------|------|------|----------------|-----------
+//   the grid (leaf_capacity ... kernel)                  |  x   |  x   |       x        |     x
+//   the tree of grids (tree_task_entries)                |      |  x   |      (x)       |    (x)
+//   when to use the tree of grids (tree_min_boxes)       |      |      |       x        |     x
+//   the incremental broadphase (fat_margin ... end)      |      |      |                |     x
 //
-// Broadphase is agrid::Broadphase and btAdaptiveGridBroadphase (which holds one). An API ignores
-// the fields it does not read, but problem() checks them all, whichever API is given the Config.
+// (x): when it uses the tree of grids (tree_min_boxes). Broadphase is agrid::Broadphase and
+// btAdaptiveGridBroadphase (which holds one); it reads the grid's fields in the grid or tree of
+// grids that pairs its moving objects (its queries walk trees of its own, which read none). An
+// API ignores the fields it does not read, but problem() checks them all, whichever API is given
+// the Config. "Tree" in a field's name means the tree of grids (agrid::Tree); the Broadphase's
+// tree of resting objects is the resting tree.
 
 #include <cstdint>
 
@@ -30,7 +34,8 @@ enum class Kernel : std::uint8_t {
 /// Defaults are chosen by measurement (docs/benchmarks.md).
 struct Config {
   /// @name The grid
-  /// Read by Grid, Tree, find_all_pairs and the grids of the Broadphase.
+  /// Read by Grid, Tree, find_all_pairs, and the Broadphase's grid (or tree of grids) that pairs
+  /// its moving objects.
   ///@{
 
   /// A cell holding at most this many boxes is not split further: its boxes are tested
@@ -57,7 +62,8 @@ struct Config {
   /// A cell of up to 512 boxes is made a leaf, finished by sort-and-sweep, instead of being
   /// split when each of its boxes is expected to meet at most this many others in the sweep
   /// (its boxes x the typical box width / the cell's width): small boxes are then neither
-  /// copied into children nor written out again. 0: cells are only split.
+  /// copied into children nor written out again. 0: cells are only split, for a Grid kept
+  /// mostly for queries (a query tests every box of a sweep leaf it reaches).
   float sweep_window = 48.0f;
 
   /// The pair kernel's instruction set. All give identical results (tests compare them), so
@@ -70,18 +76,21 @@ struct Config {
   /// Read by Tree, and by find_all_pairs and the Broadphase when they use the tree.
   ///@{
 
-  /// The tree of grids splits a cell in parallel while it holds more than this many box copies;
-  /// smaller cells are grouped, in order, into tasks of about this many, each one grid.
-  std::uint32_t task_entries = 4096;
+  /// The tree of grids (agrid::Tree) splits a cell in parallel while it holds more than this
+  /// many box copies; smaller cells are grouped, in order, into tasks of about this many, each
+  /// one grid.
+  std::uint32_t tree_task_entries = 4096;
   ///@}
 
   /// @name When to use the tree of grids
   /// Read by find_all_pairs, and by the Broadphase for its moving objects' pairs.
   ///@{
 
-  /// find_all_pairs (and the Broadphase, over its moving objects) uses the tree of grids on all
-  /// cores for at least this many boxes, when the caller's task arena has more than one thread;
-  /// below it, one grid on the calling thread.
+  /// A pair-finding call given at least this many boxes uses the tree of grids on all cores, when
+  /// the caller's task arena has more than one thread; below it, one grid on the calling thread.
+  /// The boxes counted are those of one call: find_all_pairs' boxes; in the Broadphase, the
+  /// moving objects' boxes, or the moving and resting objects' boxes together when one grid pairs
+  /// both (see resting_query_cost).
   std::uint32_t tree_min_boxes = 20000;
   ///@}
 
@@ -96,17 +105,21 @@ struct Config {
   float fat_margin = 0.1f;
 
   /// A moving object rests once its box has stayed inside its fat box for this many updates (a
-  /// body jittering in a settling stack) ...
+  /// body jittering in a settling stack), while one grid pairs the moving and resting objects
+  /// (see resting_query_cost). Resting costs a resting-tree insert and query to join and a
+  /// removal to leave, so the default keeps drifting bodies, which leave their fat box before,
+  /// moving, where the grid pairs them fastest (docs/benchmarks.md).
   std::uint32_t rest_after = 16;
 
-  /// ... or for this many while the moving objects query the resting tree one by one (see
-  /// tree_query_cost), when staying moving costs a query every update ...
+  /// A moving object rests once its box has stayed inside its fat box for this many updates,
+  /// while the moving objects query the resting tree one by one (see resting_query_cost): an
+  /// object that stays moving then costs a query every update, so objects rest sooner than
+  /// rest_after lets them where one grid pairs both.
   std::uint32_t rest_after_querying = 4;
 
-  /// ... or once its box has not changed at all for this many updates (a body that stopped, or
-  /// fell asleep). Drifting bodies leave their fat box before and stay moving, where the grid
-  /// pairs them fastest; new objects rest at once. Resting costs a tree insert and query to join
-  /// and a removal to leave, so the defaults keep drifting bodies out (docs/benchmarks.md).
+  /// A moving object rests once its box has not changed at all for this many updates (a body
+  /// that stopped, or fell asleep), whatever rest_after and rest_after_querying say. New objects
+  /// rest at once (unless the update is busy: half the objects new or out of their fat box).
   std::uint32_t rest_after_unchanged = 2;
 
   /// True: the filters decide every pair. False: they decide only pairs of two resting objects
@@ -117,8 +130,8 @@ struct Config {
 
   /// What one moving object's query of the resting tree costs, in boxes given to the grid.
   /// While the moving objects are fewer than the resting ones divided by this, each queries the
-  /// tree; otherwise one grid over both finds their pairs. Measured (docs/benchmarks.md).
-  std::uint32_t tree_query_cost = 16;
+  /// resting tree; otherwise one grid over both finds their pairs. Measured (docs/benchmarks.md).
+  std::uint32_t resting_query_cost = 16;
   ///@}
 
   /// Null if the configuration is usable, else what is wrong with it.
@@ -130,12 +143,12 @@ struct Config {
     if (sweep_threshold < 2) return "sweep_threshold must be at least 2";
     if (!(sweep_window >= 0.0f && sweep_window <= 1e6f)) return "sweep_window must be in [0, 1e6]";
     if (static_cast<std::uint8_t>(kernel) > static_cast<std::uint8_t>(Kernel::avx512)) return "kernel is not a Kernel";
-    if (task_entries < 1) return "task_entries must be at least 1";
+    if (tree_task_entries < 1) return "tree_task_entries must be at least 1";
     if (!(fat_margin >= 0.0f && fat_margin <= 1.0f)) return "fat_margin must be in [0, 1]";
     if (rest_after < 1) return "rest_after must be at least 1";
     if (rest_after_querying < 1) return "rest_after_querying must be at least 1";
     if (rest_after_unchanged < 1) return "rest_after_unchanged must be at least 1";
-    if (tree_query_cost < 1) return "tree_query_cost must be at least 1";
+    if (resting_query_cost < 1) return "resting_query_cost must be at least 1";
     return nullptr;
   }
 };
@@ -145,10 +158,10 @@ struct Config {
 inline bool operator==(const Config& a, const Config& b) noexcept {
   return a.leaf_capacity == b.leaf_capacity && a.big_span == b.big_span && a.max_staying_share == b.max_staying_share &&
          a.max_copies_per_box == b.max_copies_per_box && a.sweep_threshold == b.sweep_threshold &&
-         a.sweep_window == b.sweep_window && a.kernel == b.kernel && a.task_entries == b.task_entries &&
+         a.sweep_window == b.sweep_window && a.kernel == b.kernel && a.tree_task_entries == b.tree_task_entries &&
          a.tree_min_boxes == b.tree_min_boxes && a.fat_margin == b.fat_margin && a.rest_after == b.rest_after &&
          a.rest_after_querying == b.rest_after_querying && a.rest_after_unchanged == b.rest_after_unchanged &&
-         a.filter_moving_pairs == b.filter_moving_pairs && a.tree_query_cost == b.tree_query_cost;
+         a.filter_moving_pairs == b.filter_moving_pairs && a.resting_query_cost == b.resting_query_cost;
 }
 
 /// Not field by field equal.

@@ -19,7 +19,7 @@
 namespace agrid {
 
 /// The parallel form of Grid's all-pairs search. A coarse tree of 4x4x4 cells is split, one
-/// level at a time and in parallel, until its cells hold at most Config::task_entries box
+/// level at a time and in parallel, until its cells hold at most Config::tree_task_entries box
 /// copies; runs of small cells then become independent grid tasks. Every pair is owned by one
 /// cell, so tasks need no locks and no duplicate removal: their keys are sorted in parallel.
 /// It runs in the caller's tbb::task_arena (honouring tbb::global_control) and starts no

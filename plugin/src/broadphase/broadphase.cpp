@@ -257,4 +257,16 @@ void Broadphase::for_each_hit(const Segment& segment, FunctionRef<Handle> visit)
   if (is_valid(segment)) impl_->visit(segment, visit);
 }
 
+void Broadphase::query(const Box& box, std::vector<Handle>& out) const {
+  out.clear();
+  for_each_overlap(box, [&out](Handle h) { out.push_back(h); });
+  std::sort(out.begin(), out.end());
+}
+
+void Broadphase::query(const Segment& segment, std::vector<Handle>& out) const {
+  out.clear();
+  for_each_hit(segment, [&out](Handle h) { out.push_back(h); });
+  std::sort(out.begin(), out.end());
+}
+
 }  // namespace agrid

@@ -49,7 +49,7 @@ void MovingSet::find_pairs(const ObjectTable& table, const RestingSet& resting, 
   std::vector<std::uint64_t>& keys = diff.next_moving_keys();
   const WideTree& resting_tree = resting.tree();
   filters_decide_ = config_.filter_moving_pairs && !table.filters_pass_all();
-  const bool query = static_cast<std::uint64_t>(moving_.size()) * config_.tree_query_cost < resting_tree.leaves();
+  const bool query = static_cast<std::uint64_t>(moving_.size()) * config_.resting_query_cost < resting_tree.leaves();
   pairing_ = query ? Pairing::tree_queries : Pairing::one_grid;
   if (query) {
     pair_with_tree_queries(table, resting_tree, keys);

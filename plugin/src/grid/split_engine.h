@@ -95,7 +95,7 @@ struct Chunk {
 class SplitEngine {
  public:
   /// Cells of more than `capacity` entries are split (leaf_capacity for the grid,
-  /// task_entries for the tree).
+  /// tree_task_entries for the tree).
   SplitEngine(const Config& config, std::uint32_t capacity, Finish finish, Execution execution);
 
   /// Forgets every cell, keeping the memory.

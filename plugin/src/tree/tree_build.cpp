@@ -38,7 +38,7 @@ constexpr std::size_t kBytesPerKeyUsed = 2 * sizeof(std::uint64_t);
 }  // namespace
 
 Tree::Impl::Impl(const Config& c)
-    : config(c), coarse(c, c.task_entries, detail::Finish::hand_out, detail::Execution::parallel) {}
+    : config(c), coarse(c, c.tree_task_entries, detail::Finish::hand_out, detail::Execution::parallel) {}
 
 void Tree::Impl::clear() noexcept {
   coarse.clear();
@@ -76,10 +76,10 @@ void Tree::Impl::build(std::span<const Box> boxes) {
 void Tree::Impl::run_level_tasks() {
   places.resize(coarse.nodes().size());
   const std::span<const FinishedCell> cells = coarse.finished_cells();
-  // Consecutive cells make a task until it holds about task_entries entries.
+  // Consecutive cells make a task until it holds about tree_task_entries entries.
   level_tasks.clear();
   for (std::uint32_t i = 0; i < cells.size(); ++i) {
-    if (level_tasks.empty() || level_tasks.back().entries >= config.task_entries) level_tasks.push_back({i, i, 0, 0});
+    if (level_tasks.empty() || level_tasks.back().entries >= config.tree_task_entries) level_tasks.push_back({i, i, 0, 0});
     detail::TreeTask& task = level_tasks.back();
     task.end_cell = i + 1;
     task.entries += cells[i].count;
