@@ -187,6 +187,10 @@ def test_grid_and_tree_pairs_and_queries(name, mins, maxs):
     tree = agrid.Tree()
     tree.build(mins, maxs)
     np.testing.assert_array_equal(tree.find_pairs(), expected)
+    finder = agrid.PairFinder()
+    for _ in range(2):  # the second call reuses the first's memory
+        np.testing.assert_array_equal(finder.find_pairs(mins, maxs), expected)
+    np.testing.assert_array_equal(finder.find_pairs(np.hstack([mins, maxs]).astype(np.float32)), expected)
 
     rng = np.random.default_rng(len(mins))
     qmins = rng.uniform(-1, 11, (25, 3)).astype(np.float32)

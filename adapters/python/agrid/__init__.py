@@ -12,8 +12,9 @@ get_num_threads() threads.
     >>> agrid.find_all_pairs(mins, mins + 1)
     array([[0, 1]], dtype=uint32)
 
-find_all_pairs for one call; Grid and Tree to keep memory between frames and to query boxes and
-segments; Broadphase for objects that come, move and go, with the pairs that began and ended.
+find_all_pairs for one call; PairFinder to keep memory between frames; Grid and Tree to query
+boxes and segments, or to choose the structure yourself; Broadphase for objects that come, move
+and go, with the pairs that began and ended.
 """
 
 from ._agrid import (
@@ -22,6 +23,7 @@ from ._agrid import (
     Config,
     Grid,
     Kernel,
+    PairFinder,
     Tree,
     find_all_pairs,
     get_num_threads,
@@ -34,6 +36,7 @@ __all__ = [
     "Config",
     "Grid",
     "Kernel",
+    "PairFinder",
     "Tree",
     "find_all_pairs",
     "get_num_threads",

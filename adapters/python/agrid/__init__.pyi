@@ -69,6 +69,12 @@ def get_num_threads() -> int:
 def find_all_pairs(mins: ArrayLike, maxs: Optional[ArrayLike] = None, config: Config = ...) -> Pairs:
     """Every pair of overlapping boxes, (K, 2) uint32 rows (i, j), i < j, sorted."""
 
+class PairFinder:
+    """Every overlapping pair of each call's boxes, by a Grid or the Tree as their count suits."""
+    config: Config
+    def __init__(self, config: Config = ...) -> None: ...
+    def find_pairs(self, mins: ArrayLike, maxs: Optional[ArrayLike] = None) -> Pairs: ...
+
 class Grid:
     """The sparse linear adaptive grid, kept between builds."""
     config: Config

@@ -236,6 +236,25 @@ class PyStructure {
 
 using PyTree = PyStructure<agrid::Tree>;
 
+/// A PairFinder for Python: the pairs of each call's boxes, its memory kept between calls.
+class PyPairFinder {
+ public:
+  explicit PyPairFinder(const agrid::Config& config) : finder_(config) {}
+
+  py::array_t<std::uint32_t> find_pairs(const py::handle& boxes_or_mins, const py::handle& maxs) {
+    py::object keep;
+    const std::span<const Box> boxes = boxes_of(boxes_or_mins, maxs, keep);
+    std::vector<Pair> pairs;
+    run([&] { finder_.find_pairs(boxes, pairs); });
+    return pair_array(std::move(pairs));
+  }
+
+  [[nodiscard]] const agrid::Config& config() const { return finder_.config(); }
+
+ private:
+  agrid::PairFinder finder_;
+};
+
 /// A Grid also answers box and segment queries, one at a time or in batches.
 class PyGrid : public PyStructure<agrid::Grid> {
  public:
@@ -450,6 +469,14 @@ PYBIND11_MODULE(_agrid, m) {
       .def("build", &PyTree::build, py::arg("mins"), py::arg("maxs") = py::none(), "Rebuilds the tree over the boxes.")
       .def("find_pairs", &PyTree::find_pairs, "Every overlapping pair, (K, 2) uint32, sorted.")
       .def_property_readonly("config", &PyTree::config);
+
+  py::class_<PyPairFinder>(m, "PairFinder",
+                           "Every overlapping pair of each call's boxes, by a Grid or the Tree as their count suits; "
+                           "its memory is kept between calls.")
+      .def(py::init<const agrid::Config&>(), py::arg("config") = agrid::Config{})
+      .def("find_pairs", &PyPairFinder::find_pairs, py::arg("mins"), py::arg("maxs") = py::none(),
+           "Every overlapping pair of the boxes (as find_all_pairs takes them), (K, 2) uint32, sorted.")
+      .def_property_readonly("config", &PyPairFinder::config);
 
   const auto create = [](agrid::Broadphase& b, const py::handle& min, const py::handle& max, std::uint32_t group, std::uint32_t mask) {
     return b.create(box_of(min, max), {group, mask});
