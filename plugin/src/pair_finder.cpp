@@ -6,10 +6,10 @@
 
 #include "agrid/grid.h"
 #include "agrid/tree.h"
-#include "grid/direct_pairs.h"
 #include "common/checked_config.h"
 #include "common/recent_peak.h"
 #include "common/slack_growth.h"
+#include "grid/direct_pairs.h"
 
 namespace agrid {
 
@@ -20,11 +20,11 @@ struct PairFinder::Impl {
   explicit Impl(const Config& given)
       : config(detail::checked(given)), grid(given), tree(given) {}
 
-  /// A structure made afresh, its memory given back, when the recent calls needed far less than
-  /// it was sized for (slack_growth.h's rule).
+  /// The structure made afresh, its memory given back, if it was sized for far more than
+  /// `boxes` boxes (slack_growth.h's rule).
   template <class Structure>
-  void give_back_if_far_below(Structure& structure, std::size_t& sized_for) {
-    if (detail::far_below(boxes_recently.value(), sized_for, structure.stats().bytes_held)) {
+  void shrink_to(Structure& structure, std::size_t& sized_for, std::size_t boxes) {
+    if (detail::far_below(boxes, sized_for, structure.stats().bytes_held)) {
       structure = Structure(config);
       sized_for = 0;
     }
@@ -54,8 +54,7 @@ PairFinder& PairFinder::operator=(PairFinder&&) noexcept = default;
 void PairFinder::find_pairs(std::span<const Box> boxes, std::vector<Pair>& out) {
   Impl& d = *impl_;
   d.boxes_recently.note(boxes.size());
-  d.give_back_if_far_below(d.grid, d.grid_sized_for);
-  d.give_back_if_far_below(d.tree, d.tree_sized_for);
+  shrink_to(d.boxes_recently.value());
   if (boxes.size() < 2) {  // no pair; nothing to build
     out.clear();
   } else if (boxes.size() <= detail::kDirectPairsMaxBoxes) {
@@ -65,6 +64,12 @@ void PairFinder::find_pairs(std::span<const Box> boxes, std::vector<Pair>& out) 
   } else {
     d.find_with(d.grid, d.grid_sized_for, boxes, out);
   }
+}
+
+void PairFinder::shrink_to(std::size_t boxes) {
+  Impl& d = *impl_;
+  d.shrink_to(d.grid, d.grid_sized_for, boxes);
+  d.shrink_to(d.tree, d.tree_sized_for, boxes);
 }
 
 const Config& PairFinder::config() const noexcept { return impl_->config; }

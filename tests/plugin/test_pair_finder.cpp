@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "agrid/pair_finder.h"
+#include "common/recent_peak.h"
 #include "grid/direct_pairs.h"
 #include "oracle/oracle.h"
-#include "common/recent_peak.h"
 #include "support/test_support.h"
 
 namespace agrid::test {
@@ -104,6 +104,22 @@ TEST(PairFinder, GivesBackWhatRecentCallsDoNotNeed) {
     for (std::uint64_t call = 0; call < detail::kRecentUses; ++call) (void)found_by(finder, small);
     EXPECT_LT(finder.bytes_held(), 4 * small_bytes) << "still holding the big call's memory";
     EXPECT_TRUE(same_pairs(oracle::pairs(small), found_by(finder, small), small));
+  });
+}
+
+TEST(PairFinder, ShrinkToGivesBackOnlyWhatIsFarAboveTheBoxesAsked) {
+  const std::vector<Box> big = random_scene(200000, Density::kMedium, 75);
+  const std::vector<Box> small = random_scene(500, Density::kMedium, 76);
+  in_arena(1, [&] {
+    PairFinder finder;
+    (void)found_by(finder, big);
+    const std::size_t big_bytes = finder.bytes_held();
+    finder.shrink_to(big.size() / 2);  // within 4x of what it was sized for: kept
+    EXPECT_EQ(finder.bytes_held(), big_bytes);
+    finder.shrink_to(small.size());
+    EXPECT_LT(finder.bytes_held(), big_bytes / 20) << "the grid sized for 200,000 boxes was kept";
+    EXPECT_TRUE(same_pairs(oracle::pairs(small), found_by(finder, small), small));
+    EXPECT_TRUE(same_pairs(oracle::pairs(big), found_by(finder, big), big));
   });
 }
 

@@ -42,6 +42,11 @@ class PairFinder {
   /// span need not outlive the call. Throws std::length_error for 2^32 - 1 boxes or more.
   void find_pairs(std::span<const Box> boxes, std::vector<Pair>& out);
 
+  /// Gives back the memory of the structures sized for far more than `boxes` boxes (more than
+  /// four times as many, holding more than 16 KiB), for a caller that knows its next calls are
+  /// small (a world that shrank). find_pairs() does it for the most boxes of the recent calls.
+  void shrink_to(std::size_t boxes);
+
   /// The configuration this finder was made with.
   [[nodiscard]] const Config& config() const noexcept;
 

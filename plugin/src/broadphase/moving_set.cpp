@@ -23,15 +23,10 @@ void MovingSet::start_update(std::size_t live) {
     query_tree_.clear();  // its memory is kept
     query_tree_current_.store(false, std::memory_order_relaxed);
   }
-  // The pair finder, kept so that a frame of the same size allocates nothing, holds room for the
-  // most boxes it was given: after a busy update over the whole world (its first), or once the
-  // world shrank, a world where few move gives it back at once (the finder's own rule would wait
-  // for its recent calls).
-  const std::size_t objects = std::min(live, paired_recently_.value());
-  if (far_below(objects, finder_sized_for_, finder_.bytes_held())) {
-    finder_ = PairFinder(config_);
-    finder_sized_for_ = 0;
-  }
+  // The pair finder holds room for the most boxes it was given: after a busy update over the
+  // whole world (its first), or once the world shrank, a world where few move gives it back at
+  // once (the finder's own rule would wait for its recent calls).
+  finder_.shrink_to(std::min(live, paired_recently_.value()));
 }
 
 void MovingSet::update_members(const ObjectTable& table, std::span<const Handle> entering) {
@@ -135,7 +130,6 @@ void MovingSet::pair_in_one_grid(const ObjectTable& table, const WideTree& resti
 
 void MovingSet::find_grid_pairs(std::span<const Box> boxes) {
   finder_.find_pairs(boxes, grid_pairs_);
-  finder_sized_for_ = std::max(finder_sized_for_, boxes.size());
 }
 
 const WideTree& MovingSet::query_tree(const ObjectTable& table) const {

@@ -10,12 +10,12 @@
 
 #include "agrid/broadphase.h"
 #include "agrid/pair_finder.h"
-#include "grid/direct_pairs.h"
 #include "broadphase/object_table.h"
 #include "broadphase/pair_diff.h"
 #include "broadphase/resting_set.h"
 #include "broadphase/wide_tree.h"
 #include "broadphase/world_size.h"
+#include "grid/direct_pairs.h"
 
 namespace agrid::detail {
 
@@ -26,7 +26,7 @@ enum class Pairing : std::uint8_t {
   one_grid,      ///< Many moved: one grid over the moving and the resting boxes.
 };
 
-/// The moving objects, the pair finders that pair them, and the tree their queries walk.
+/// The moving objects, the pair finder that pairs them, and the tree their queries walk.
 /// Invariant (problem()): members() are exactly the live objects placed moving, ascending; the
 /// query tree, when current, holds their valid boxes as they were at the first query after the
 /// last update.
@@ -78,11 +78,9 @@ class MovingSet {
   bool filters_decide_ = true;
   std::vector<Handle> moving_;
   Pairing pairing_ = Pairing::one_grid;
-  // The pair finder, with the most boxes it was given since it was made (it holds room for
-  // about that many), all against all over the one grid's few boxes with a moving member, the
+  // The pair finder, all against all over the one grid's few boxes with a moving member, the
   // most boxes paired lately, and the most keys found lately.
   PairFinder finder_;
-  std::size_t finder_sized_for_ = 0;
   DirectPairs direct_pairs_;
   RecentPeak paired_recently_;
   RecentPeak keys_recently_;
