@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "agrid/bullet/btAdaptiveGridBroadphase.h"
 #include "agrid/broadphase.h"
+#include "agrid/bullet/btAdaptiveGridBroadphase.h"
 #include "agrid_scenes/bullet_worlds.h"
 #include "determinism/determinism.h"
 

@@ -17,12 +17,12 @@
 
 #include "agrid/agrid.h"
 #include "broadphase/candidate_pairs.h"
-#include "common/box_ops.h"
-#include "oracle/broadphase_model.h"
-#include "oracle/oracle.h"
-#include "common/slack_growth.h"
 #include "broadphase/wide_tree.h"
 #include "broadphase/world_size.h"
+#include "common/box_ops.h"
+#include "common/slack_growth.h"
+#include "oracle/broadphase_model.h"
+#include "oracle/oracle.h"
 #include "support/test_support.h"
 
 namespace agrid::test {

@@ -14,8 +14,8 @@
 
 #include "agrid/agrid.h"
 #include "agrid_scenes/adversarial.h"
-#include "grid/direct_pairs.h"
 #include "common/pair_key.h"
+#include "grid/direct_pairs.h"
 #include "oracle/broadphase_model.h"
 #include "oracle/oracle.h"
 #include "support/kernels.h"

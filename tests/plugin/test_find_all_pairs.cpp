@@ -29,9 +29,9 @@
 
 #include "agrid/agrid.h"
 #include "agrid_scenes/scenes.h"
+#include "common/parallel_for.h"  // agrid's loops, whose fork and join ThreadSanitizer sees
+#include "common/recent_peak.h"
 #include "oracle/oracle.h"
-#include "common/parallel_for.h"
-#include "common/recent_peak.h"  // agrid's loops, whose fork and join ThreadSanitizer sees
 #include "support/test_support.h"
 
 namespace agrid::test {

@@ -10,8 +10,8 @@
 
 #include "agrid/agrid.h"
 #include "agrid_scenes/scenes.h"
-#include "oracle/oracle.h"
 #include "common/parallel_for.h"  // agrid's loops, whose fork and join ThreadSanitizer sees
+#include "oracle/oracle.h"
 #include "support/test_support.h"
 
 namespace agrid::test {

@@ -10,9 +10,9 @@
 
 #include "agrid/agrid.h"
 #include "agrid_scenes/scenes.h"
-#include "oracle/oracle.h"
 #include "grid/cell_invariants.h"
 #include "grid/split_engine.h"
+#include "oracle/oracle.h"
 #include "support/test_support.h"
 
 namespace agrid::test {

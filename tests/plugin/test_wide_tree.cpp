@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "agrid/segment.h"
-#include "oracle/oracle.h"
+#include "broadphase/wide_tree.h"
 #include "common/box_ops.h"
 #include "common/segment_math.h"
+#include "oracle/oracle.h"
 #include "support/test_support.h"
-#include "broadphase/wide_tree.h"
 
 namespace agrid::test {
 namespace {

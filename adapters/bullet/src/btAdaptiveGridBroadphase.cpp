@@ -20,12 +20,12 @@
 
 #include "adaptive_grid_proxy.h"
 #include "agrid/broadphase.h"
-#include "common/agrid_assert.h"
 #include "agrid/config.h"
+#include "common/agrid_assert.h"
+#include "common/slack_growth.h"
 #include "proxy_pair_cache.h"
 #include "proxy_pool.h"
 #include "scalar_conversion.h"
-#include "common/slack_growth.h"
 #include "watched_proxies.h"
 
 namespace {

@@ -4,16 +4,17 @@
 //
 // One struct for every API, its fields in four groups by what reads them:
 //
-//   group (its fields)                                   | Grid | Tree | find_all_pairs | Broadphase
-//   -----------------------------------------------------|------|------|----------------|-----------
-//   the grid (leaf_capacity ... kernel)                  |  x   |  x   |       x        |     x
-//   the tree of grids (tree_task_entries)                |      |  x   |      (x)       |    (x)
-//   when to use the tree of grids (tree_min_boxes)       |      |      |       x        |     x
-//   the incremental broadphase (fat_margin ... end)      |      |      |                |     x
+//   group (its fields)                                   | Grid | Tree | PairFinder | Broadphase
+//   -----------------------------------------------------|------|------|------------|-----------
+//   the grid (leaf_capacity ... kernel)                  |  x   |  x   |     x      |     x
+//   the tree of grids (tree_task_entries)                |      |  x   |    (x)     |    (x)
+//   when to use the tree of grids (tree_min_boxes)       |      |      |     x      |     x
+//   the incremental broadphase (fat_margin ... end)      |      |      |            |     x
 //
-// (x): when it uses the tree of grids (tree_min_boxes). Broadphase is agrid::Broadphase and
-// btAdaptiveGridBroadphase (which holds one); it reads the grid's fields in the grid or tree of
-// grids that pairs its moving objects (its queries walk trees of its own, which read none). An
+// (x): when it uses the tree of grids (tree_min_boxes). PairFinder is agrid::PairFinder and
+// find_all_pairs (which keeps one per thread). Broadphase is agrid::Broadphase and
+// btAdaptiveGridBroadphase (which holds one); it reads the grid's fields in the PairFinder
+// that pairs its moving objects (its queries walk trees of its own, which read none). An
 // API ignores the fields it does not read, but problem() checks them all, whichever API is given
 // the Config. "Tree" in a field's name means the tree of grids (agrid::Tree); the Broadphase's
 // tree of resting objects is the resting tree.
@@ -34,8 +35,8 @@ enum class Kernel : std::uint8_t {
 /// Defaults are chosen by measurement (docs/benchmarks.md).
 struct Config {
   /// @name The grid
-  /// Read by Grid, Tree, find_all_pairs, and the Broadphase's grid (or tree of grids) that pairs
-  /// its moving objects.
+  /// Read by Grid, Tree, PairFinder (so find_all_pairs), and the Broadphase's PairFinder, which
+  /// pairs its moving objects.
   ///@{
 
   /// A cell holding at most this many boxes is not split further: its boxes are tested
@@ -73,7 +74,7 @@ struct Config {
   ///@}
 
   /// @name The tree of grids
-  /// Read by Tree, and by find_all_pairs and the Broadphase when they use the tree.
+  /// Read by Tree, and by PairFinder (so find_all_pairs and the Broadphase) when it uses the tree.
   ///@{
 
   /// The tree of grids (agrid::Tree) splits a cell in parallel while it holds more than this
@@ -83,10 +84,10 @@ struct Config {
   ///@}
 
   /// @name When to use the tree of grids
-  /// Read by find_all_pairs, and by the Broadphase for its moving objects' pairs.
+  /// Read by PairFinder (so find_all_pairs, and the Broadphase for its moving objects' pairs).
   ///@{
 
-  /// A pair-finding call given at least this many boxes uses the tree of grids on all cores, when
+  /// A PairFinder call given at least this many boxes uses the tree of grids on all cores, when
   /// the caller's task arena has more than one thread; below it, one grid on the calling thread.
   /// The boxes counted are those of one call: find_all_pairs' boxes; in the Broadphase, the
   /// moving objects' boxes, or the moving and resting objects' boxes together when one grid pairs

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <iterator>
 
+#include "broadphase/broadphase_core.h"
 #include "common/agrid_assert.h"
 #include "common/box_ops.h"
-#include "broadphase/broadphase_core.h"
 #include "common/checked_config.h"
 #include "common/segment_math.h"
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "agrid/broadphase.h"
-#include "common/agrid_assert.h"
-#include "common/box_ops.h"
 #include "broadphase/handle_pool.h"
 #include "broadphase/world_size.h"
+#include "common/agrid_assert.h"
+#include "common/box_ops.h"
 #include "common/slack_growth.h"
 
 namespace agrid::detail {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "agrid/box.h"
-#include "common/agrid_assert.h"
 #include "broadphase/lanes4.h"
+#include "common/agrid_assert.h"
 #include "common/segment_math.h"
 
 namespace agrid::detail {

@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "common/agrid_assert.h"
-#include "grid/cell_invariants.h"
 #include "common/pair_sort.h"
+#include "grid/cell_invariants.h"
 
 namespace agrid::detail {
 

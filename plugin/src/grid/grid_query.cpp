@@ -5,9 +5,9 @@
 #include <limits>
 
 #include "agrid/grid.h"
+#include "common/segment_math.h"
 #include "grid/grid_core.h"
 #include "grid/node_walk.h"
-#include "common/segment_math.h"
 
 namespace agrid::detail {
 namespace {

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "agrid/config.h"
+#include "common/pair_key.h"
 #include "grid/entries.h"
 #include "grid/key_buffer.h"
 #include "grid/min_x_order.h"
-#include "common/pair_key.h"
 
 namespace agrid::detail {
 

@@ -11,8 +11,8 @@
 #include <tbb/task_arena.h>
 
 #include "common/agrid_assert.h"
-#include "grid/child_coder.h"
 #include "common/parallel_for.h"
+#include "grid/child_coder.h"
 
 namespace agrid::detail {
 namespace {

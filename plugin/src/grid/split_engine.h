@@ -10,12 +10,12 @@
 
 #include "agrid/box.h"
 #include "agrid/config.h"
+#include "common/uninitialized_vector.h"
 #include "grid/child_code.h"
 #include "grid/entries.h"
 #include "grid/lattice.h"
-#include "grid/min_x_order.h"
 #include "grid/leaf_kernel.h"
-#include "common/uninitialized_vector.h"
+#include "grid/min_x_order.h"
 
 namespace agrid::detail {
 

@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "common/agrid_assert.h"
-#include "grid/cell_invariants.h"
 #include "common/parallel_for.h"
+#include "grid/cell_invariants.h"
 #include "tree/tree_impl.h"
 
 namespace agrid {

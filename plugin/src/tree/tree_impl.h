@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "agrid/tree.h"
-#include "grid/grid_core.h"
 #include "common/per_thread.h"
-#include "tree/key_run_sort.h"
+#include "grid/grid_core.h"
 #include "grid/split_engine.h"
+#include "tree/key_run_sort.h"
 
 namespace agrid {
 

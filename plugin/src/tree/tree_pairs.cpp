@@ -1,8 +1,8 @@
 // All pairs of the tree of grids: the task grids found theirs while building; here the staying
 // boxes of coarse cells meet their subtrees, and every task's keys are sorted into one list.
 
-#include "grid/node_walk.h"
 #include "common/parallel_for.h"
+#include "grid/node_walk.h"
 #include "tree/tree_impl.h"
 
 namespace agrid {
