@@ -1,0 +1,141 @@
+#pragma once
+// Scenes of fcl::Box objects for the FCL adapter's tests, and callbacks that record what a
+// manager offers, so that agrid::fcl::Manager can be compared with FCL's NaiveCollisionManager.
+
+#include <fcl/broadphase/broadphase_collision_manager.h>
+#include <fcl/geometry/shape/box.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <memory>
+#include <random>
+#include <utility>
+#include <vector>
+
+namespace agrid_fcl_test {
+
+template <typename S>
+using Object = fcl::CollisionObject<S>;
+template <typename S>
+using ObjectPair = std::pair<Object<S>*, Object<S>*>;
+
+/// A collision object whose AABB a test may set directly (an infinite one, a NaN).
+template <typename S>
+struct TestObject : fcl::CollisionObject<S> {
+  using fcl::CollisionObject<S>::CollisionObject;
+  void set_aabb(const fcl::AABB<S>& box) { this->aabb = box; }
+};
+
+/// Owns a scene's objects: boxes on a lattice, touching their neighbours, and random boxes.
+template <typename S>
+class Scene {
+ public:
+  explicit Scene(unsigned seed) : random_(seed) {}
+
+  /// A box of the given size at `center`, its AABB computed.
+  TestObject<S>* add(fcl::Vector3<S> size, fcl::Vector3<S> center) {
+    auto geometry = std::make_shared<fcl::Box<S>>(size);
+    fcl::Transform3<S> tf = fcl::Transform3<S>::Identity();
+    tf.translation() = center;
+    objects_.push_back(std::make_unique<TestObject<S>>(geometry, tf));
+    objects_.back()->computeAABB();
+    return objects_.back().get();
+  }
+
+  /// An n x n x m lattice of unit boxes whose faces touch exactly.
+  std::vector<Object<S>*> lattice(int n, int m, fcl::Vector3<S> origin) {
+    std::vector<Object<S>*> made;
+    for (int x = 0; x < n; ++x)
+      for (int y = 0; y < n; ++y)
+        for (int z = 0; z < m; ++z)
+          made.push_back(add(fcl::Vector3<S>(1, 1, 1), origin + fcl::Vector3<S>(S(x), S(y), S(z))));
+    return made;
+  }
+
+  /// `count` boxes of random sizes in [0.2, 2) at random places in [0, extent)^3.
+  std::vector<Object<S>*> random(int count, S extent) {
+    std::vector<Object<S>*> made;
+    for (int i = 0; i < count; ++i) made.push_back(add(random_size(), random_point(extent)));
+    return made;
+  }
+
+  /// Moves the object to a random place in [0, extent)^3 and recomputes its AABB.
+  void move(Object<S>* obj, S extent) {
+    obj->setTranslation(random_point(extent));
+    obj->computeAABB();
+  }
+
+  std::mt19937& rng() { return random_; }
+
+ private:
+  fcl::Vector3<S> random_point(S extent) {
+    std::uniform_real_distribution<S> d(0, extent);
+    return {d(random_), d(random_), d(random_)};
+  }
+  fcl::Vector3<S> random_size() {
+    std::uniform_real_distribution<S> d(S(0.2), S(2));
+    return {d(random_), d(random_), d(random_)};
+  }
+
+  std::mt19937 random_;
+  std::vector<std::unique_ptr<TestObject<S>>> objects_;
+};
+
+/// What a collide call offered, in order; it asks to stop after `stop_after` pairs. With
+/// `overlapping_only`, pairs whose AABBs do not overlap are not recorded (NaiveCollisionManager's
+/// collide(obj) offers every object).
+template <typename S>
+struct CollideRecord {
+  std::vector<ObjectPair<S>> offered;
+  std::size_t stop_after = std::numeric_limits<std::size_t>::max();
+  bool overlapping_only = false;
+  std::size_t calls = 0;
+
+  static bool callback(Object<S>* a, Object<S>* b, void* data) {
+    auto* self = static_cast<CollideRecord*>(data);
+    ++self->calls;
+    if (self->overlapping_only && !a->getAABB().overlap(b->getAABB())) return false;
+    self->offered.emplace_back(a, b);
+    return self->offered.size() >= self->stop_after;
+  }
+};
+
+/// The pairs as a sorted list of unordered pairs (each (lower address, higher address)).
+template <typename S>
+std::vector<ObjectPair<S>> unordered(std::vector<ObjectPair<S>> pairs) {
+  for (auto& p : pairs)
+    if (std::less<>{}(p.second, p.first)) std::swap(p.first, p.second);
+  std::sort(pairs.begin(), pairs.end(), std::less<>{});
+  return pairs;
+}
+
+/// The pairs as a sorted list of ordered pairs.
+template <typename S>
+std::vector<ObjectPair<S>> sorted(std::vector<ObjectPair<S>> pairs) {
+  std::sort(pairs.begin(), pairs.end(), std::less<>{});
+  return pairs;
+}
+
+/// The smallest distance a distance call found, with fcl::distance on each offered pair; it
+/// never stops the walk, and returns the best distance so far for pruning.
+template <typename S>
+struct DistanceRecord {
+  S best = std::numeric_limits<S>::max();
+  std::size_t calls = 0;
+  std::vector<S> aabb_distances;  ///< The offered pairs' AABB distances, in order.
+
+  static bool callback(Object<S>* a, Object<S>* b, void* data, S& dist) {
+    auto* self = static_cast<DistanceRecord*>(data);
+    ++self->calls;
+    self->aabb_distances.push_back(a->getAABB().distance(b->getAABB()));
+    fcl::DistanceRequest<S> request;
+    fcl::DistanceResult<S> result;
+    fcl::distance(a, b, request, result);
+    self->best = std::min(self->best, std::max<S>(result.min_distance, 0));
+    dist = self->best;
+    return false;
+  }
+};
+
+}  // namespace agrid_fcl_test

@@ -1,0 +1,311 @@
+// agrid::fcl::Manager against FCL's NaiveCollisionManager (FCL's brute force) for every method
+// and both scalars: random scenes with a lattice of touching boxes, objects added, moved and
+// removed between calls, early stops, managers of other types, order across calls and threads.
+
+#include <fcl/broadphase/broadphase_bruteforce.h>
+#include <fcl/broadphase/broadphase_dynamic_AABB_tree.h>
+#include <fcl/narrowphase/distance.h>
+#include <gtest/gtest.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <map>
+
+#include "agrid/fcl/manager.h"
+#include "fcl_scene.h"
+
+namespace agrid_fcl_test {
+namespace {
+
+template <typename S>
+class FclManager : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(FclManager, Scalars);
+
+template <typename S>
+std::vector<ObjectPair<S>> collide_self(const fcl::BroadPhaseCollisionManager<S>& m) {
+  CollideRecord<S> r;
+  m.collide(&r, &CollideRecord<S>::callback);
+  return r.offered;
+}
+
+template <typename S>
+std::vector<ObjectPair<S>> collide_one(const fcl::BroadPhaseCollisionManager<S>& m, Object<S>* obj) {
+  CollideRecord<S> r;
+  r.overlapping_only = true;
+  m.collide(obj, &r, &CollideRecord<S>::callback);
+  return r.offered;
+}
+
+template <typename S>
+std::vector<ObjectPair<S>> collide_other(const fcl::BroadPhaseCollisionManager<S>& m,
+                                         fcl::BroadPhaseCollisionManager<S>& other) {
+  CollideRecord<S> r;
+  m.collide(&other, &r, &CollideRecord<S>::callback);
+  return r.offered;
+}
+
+// Each object's position in getObjects(): agrid's order of numbers.
+template <typename S>
+std::map<Object<S>*, std::size_t> ranks(const agrid::fcl::Manager<S>& m) {
+  std::vector<Object<S>*> objs;
+  m.getObjects(objs);
+  std::map<Object<S>*, std::size_t> rank;
+  for (std::size_t i = 0; i < objs.size(); ++i) rank[objs[i]] = i;
+  return rank;
+}
+
+// collide(self) offers (lower, higher) by number, ascending.
+template <typename S>
+void expect_self_order(const agrid::fcl::Manager<S>& m, const std::vector<ObjectPair<S>>& offered) {
+  const auto rank = ranks(m);
+  std::vector<std::pair<std::size_t, std::size_t>> keys;
+  for (const auto& [a, b] : offered) keys.emplace_back(rank.at(a), rank.at(b));
+  for (const auto& [a, b] : keys) EXPECT_LT(a, b);
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+}
+
+template <typename S>
+S tolerance() {
+  return std::is_same_v<S, float> ? S(1e-4) : S(1e-9);
+}
+
+template <typename S>
+void expect_same_distance(const fcl::BroadPhaseCollisionManager<S>& ours,
+                          const fcl::BroadPhaseCollisionManager<S>& naive, Object<S>* obj) {
+  DistanceRecord<S> a, b;
+  if (obj != nullptr) {
+    ours.distance(obj, &a, &DistanceRecord<S>::callback);
+    naive.distance(obj, &b, &DistanceRecord<S>::callback);
+  } else {
+    ours.distance(&a, &DistanceRecord<S>::callback);
+    naive.distance(&b, &DistanceRecord<S>::callback);
+  }
+  EXPECT_NEAR(a.best, b.best, tolerance<S>() * (1 + b.best));
+  // Nearest first: the AABB distances offered do not decrease.
+  EXPECT_TRUE(std::is_sorted(a.aabb_distances.begin(), a.aabb_distances.end()));
+  EXPECT_LE(a.calls, b.calls + 1);
+}
+
+// Ours and Naive hold the same objects; every method answers the same.
+template <typename S>
+void expect_same(const agrid::fcl::Manager<S>& ours, const fcl::NaiveCollisionManager<S>& naive,
+                 const std::vector<Object<S>*>& probes) {
+  ASSERT_EQ(ours.size(), naive.size());
+  ASSERT_EQ(ours.empty(), naive.empty());
+  std::vector<Object<S>*> a, b;
+  ours.getObjects(a);
+  naive.getObjects(b);
+  std::sort(a.begin(), a.end(), std::less<>{});
+  std::sort(b.begin(), b.end(), std::less<>{});
+  EXPECT_EQ(a, b);
+
+  const auto offered = collide_self(ours);
+  EXPECT_EQ(unordered<S>(offered), unordered<S>(collide_self(naive)));
+  expect_self_order(ours, offered);
+  EXPECT_EQ(offered, collide_self(ours)) << "the same order on every call";
+
+  const auto rank = ranks(ours);
+  for (Object<S>* probe : probes) {
+    const auto found = collide_one(ours, probe);
+    EXPECT_EQ(sorted<S>(found), sorted<S>(collide_one(naive, probe)));
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      EXPECT_EQ(found[i].first, probe);
+      if (i > 0) {
+        EXPECT_LT(rank.at(found[i - 1].second), rank.at(found[i].second));
+      }
+    }
+    expect_same_distance<S>(ours, naive, probe);
+  }
+  expect_same_distance<S>(ours, naive, nullptr);
+}
+
+TYPED_TEST(FclManager, MatchesNaiveAsObjectsComeMoveAndGo) {
+  using S = TypeParam;
+  Scene<S> scene(7);
+  auto lattice = scene.lattice(4, 3, fcl::Vector3<S>(S(2), S(2), S(2)));
+  auto loose = scene.random(60, S(12));
+  std::vector<Object<S>*> all = lattice;
+  all.insert(all.end(), loose.begin(), loose.end());
+
+  agrid::fcl::Manager<S> ours;
+  fcl::NaiveCollisionManager<S> naive;
+  ours.registerObjects(lattice);  // one batch
+  naive.registerObjects(lattice);
+  for (Object<S>* obj : loose) {
+    ours.registerObject(obj);
+    naive.registerObject(obj);
+  }
+  ours.setup();
+  naive.setup();
+  auto unregistered = scene.random(3, S(12));
+  std::vector<Object<S>*> probes = {all[0], all[17], all[50], all.back(), unregistered[0]};
+  expect_same(ours, naive, probes);
+
+  std::vector<Object<S>*> live = all;
+  for (int round = 0; round < 6; ++round) {
+    // Move some, remove some, add some; then update() (and update(objs) in odd rounds).
+    std::vector<Object<S>*> moved;
+    for (std::size_t i = round; i < live.size(); i += 7) {
+      scene.move(live[i], S(12));
+      moved.push_back(live[i]);
+    }
+    if (round % 2 == 0) {
+      ours.update();
+    } else {
+      ours.update(moved);
+    }
+    naive.update();
+    for (int k = 0; k < 3 && !live.empty(); ++k) {
+      const std::size_t at = scene.rng()() % live.size();
+      ours.unregisterObject(live[at]);
+      naive.unregisterObject(live[at]);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+    for (Object<S>* obj : scene.random(4, S(12))) {
+      ours.registerObject(obj);
+      naive.registerObject(obj);
+      live.push_back(obj);
+    }
+    expect_same(ours, naive, {live.front(), live[live.size() / 2], live.back(), unregistered[1]});
+  }
+}
+
+TYPED_TEST(FclManager, UpdateOfOneObjectReadsThatObjectOnly) {
+  using S = TypeParam;
+  Scene<S> scene(3);
+  auto objs = scene.lattice(2, 1, fcl::Vector3<S>(0, 0, 0));  // 4 boxes touching in a square
+  agrid::fcl::Manager<S> ours;
+  ours.registerObjects(objs);
+  EXPECT_EQ(collide_self(ours).size(), 6u);  // edges touch diagonally too
+  objs[0]->setTranslation(fcl::Vector3<S>(50, 0, 0));
+  objs[0]->computeAABB();
+  objs[1]->setTranslation(fcl::Vector3<S>(60, 0, 0));
+  objs[1]->computeAABB();
+  EXPECT_EQ(collide_self(ours).size(), 6u) << "the AABBs as last read";
+  ours.update(objs[0]);
+  EXPECT_EQ(collide_self(ours).size(), 3u);
+  ours.update(std::vector<Object<S>*>{objs[1]});
+  EXPECT_EQ(collide_self(ours).size(), 1u);
+}
+
+TYPED_TEST(FclManager, EarlyStopOffersTheFirstPairsExactly) {
+  using S = TypeParam;
+  Scene<S> scene(11);
+  auto objs = scene.lattice(3, 3, fcl::Vector3<S>(0, 0, 0));
+  agrid::fcl::Manager<S> ours;
+  ours.registerObjects(objs);
+  const auto all = collide_self(ours);
+  ASSERT_GT(all.size(), 10u);
+  const auto against = collide_one(ours, objs[13]);
+  ASSERT_GT(against.size(), 5u);
+  for (std::size_t k = 1; k <= 5; ++k) {
+    CollideRecord<S> r;
+    r.stop_after = k;
+    ours.collide(&r, &CollideRecord<S>::callback);
+    EXPECT_EQ(r.calls, k);
+    EXPECT_EQ(r.offered, std::vector<ObjectPair<S>>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k)));
+    CollideRecord<S> one;
+    one.stop_after = k;
+    ours.collide(objs[13], &one, &CollideRecord<S>::callback);
+    EXPECT_EQ(one.calls, k);
+    EXPECT_EQ(one.offered,
+              std::vector<ObjectPair<S>>(against.begin(), against.begin() + static_cast<std::ptrdiff_t>(k)));
+  }
+}
+
+// A manager against managers of other types, both ways round: (this object, other object).
+TYPED_TEST(FclManager, CollidesAndMeasuresAgainstOtherManagers) {
+  using S = TypeParam;
+  Scene<S> scene(5);
+  auto xs = scene.lattice(3, 2, fcl::Vector3<S>(0, 0, 0));
+  auto more = scene.random(30, S(8));
+  xs.insert(xs.end(), more.begin(), more.end());
+  auto ys = scene.lattice(3, 2, fcl::Vector3<S>(S(2), S(1), S(1)));  // touching and overlapping xs
+  more = scene.random(30, S(8));
+  ys.insert(ys.end(), more.begin(), more.end());
+
+  for (int direction = 0; direction < 2; ++direction) {
+    const auto& mine = direction == 0 ? xs : ys;
+    const auto& theirs = direction == 0 ? ys : xs;
+    agrid::fcl::Manager<S> ours, ours_other;
+    fcl::NaiveCollisionManager<S> naive, naive_other;
+    fcl::DynamicAABBTreeCollisionManager<S> tree_other;
+    ours.registerObjects(mine);
+    naive.registerObjects(mine);
+    ours_other.registerObjects(theirs);
+    naive_other.registerObjects(theirs);
+    tree_other.registerObjects(theirs);
+    tree_other.setup();
+
+    const auto expected = sorted<S>(collide_other(naive, naive_other));
+    ASSERT_FALSE(expected.empty());
+    std::vector<fcl::BroadPhaseCollisionManager<S>*> others = {&naive_other, &tree_other, &ours_other};
+    for (auto* other : others) {
+      const auto offered = collide_other(ours, *other);
+      EXPECT_EQ(sorted<S>(offered), expected);
+      EXPECT_EQ(offered, collide_other(ours, *other)) << "the same order on every call";
+      DistanceRecord<S> a, b;
+      ours.distance(other, &a, &DistanceRecord<S>::callback);
+      naive.distance(&naive_other, &b, &DistanceRecord<S>::callback);
+      EXPECT_NEAR(a.best, b.best, tolerance<S>() * (1 + b.best));
+    }
+    // Against itself: collide(self), as NaiveCollisionManager.
+    EXPECT_EQ(collide_other(ours, ours), collide_self(ours));
+    DistanceRecord<S> a, b;
+    ours.distance(&ours, &a, &DistanceRecord<S>::callback);
+    naive.distance(&naive, &b, &DistanceRecord<S>::callback);
+    EXPECT_NEAR(a.best, b.best, tolerance<S>() * (1 + b.best));
+  }
+}
+
+TYPED_TEST(FclManager, DistanceStopsOnceNothingNearerRemains) {
+  using S = TypeParam;
+  Scene<S> scene(2);
+  std::vector<Object<S>*> row;
+  for (int i = 0; i < 20; ++i) row.push_back(scene.add(fcl::Vector3<S>(1, 1, 1), fcl::Vector3<S>(S(3 * i), 0, 0)));
+  agrid::fcl::Manager<S> ours;
+  ours.registerObjects(row);
+  Object<S>* probe = scene.add(fcl::Vector3<S>(1, 1, 1), fcl::Vector3<S>(S(-3), 0, 0));
+  DistanceRecord<S> r;
+  ours.distance(probe, &r, &DistanceRecord<S>::callback);
+  EXPECT_NEAR(r.best, S(2), tolerance<S>() * 3);
+  EXPECT_EQ(r.calls, 1u) << "the next box is 5 away, farther than the 2 found";
+}
+
+// The same calls give the same offers whatever the number of threads.
+TYPED_TEST(FclManager, OrderIsTheSameOnOneTwoAndFourThreads) {
+  using S = TypeParam;
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> runs;
+  for (int threads : {1, 2, 4}) {
+    Scene<S> scene(21);  // the same scene each time; objects compared by position in the scene
+    auto lattice = scene.lattice(10, 5, fcl::Vector3<S>(0, 0, 0));
+    auto loose = scene.random(3000, S(40));
+    std::vector<Object<S>*> all = lattice;
+    all.insert(all.end(), loose.begin(), loose.end());
+    std::vector<ObjectPair<S>> offered;
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+      agrid::fcl::Manager<S> ours;
+      ours.registerObjects(all);
+      for (int step = 0; step < 3; ++step) {
+        for (std::size_t i = step; i < all.size(); i += 5) scene.move(all[i], S(40));
+        ours.update();
+        for (const auto& p : collide_self(ours)) offered.push_back(p);
+        for (const auto& p : collide_one(ours, all[step])) offered.push_back(p);
+      }
+    });
+    // Addresses differ from run to run: compare by index in `all`.
+    std::map<Object<S>*, std::size_t> index;
+    for (std::size_t i = 0; i < all.size(); ++i) index[all[i]] = i;
+    std::vector<std::pair<std::size_t, std::size_t>> as_indices;
+    for (const auto& [a, b] : offered) as_indices.emplace_back(index.at(a), index.at(b));
+    runs.push_back(std::move(as_indices));
+  }
+  ASSERT_FALSE(runs[0].empty());
+  EXPECT_EQ(runs[0], runs[1]);
+  EXPECT_EQ(runs[0], runs[2]);
+}
+
+}  // namespace
+}  // namespace agrid_fcl_test
