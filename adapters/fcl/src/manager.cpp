@@ -4,6 +4,7 @@
 #include "agrid/fcl/manager.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <tuple>
@@ -65,15 +66,29 @@ struct Candidate {
 
 // Offers the candidates nearest first until the next is not nearer than the best distance the
 // callback has given (NaiveCollisionManager's test, `distance < min_dist`, in order).
+// `min_dist` is the best so far, kept across calls; true iff the walk is over (the callback
+// said stop, or the next candidate is not nearer than the best).
 template <typename S, typename First, typename Second>
-void offer_nearest(std::vector<Candidate<S>>& candidates, First first, Second second, void* cdata,
-                   ::fcl::DistanceCallBack<S> callback) {
+bool offer_nearest(std::vector<Candidate<S>>& candidates, First first, Second second, void* cdata,
+                   ::fcl::DistanceCallBack<S> callback, S& min_dist) {
   std::sort(candidates.begin(), candidates.end());
-  S min_dist = std::numeric_limits<S>::max();
   for (const Candidate<S>& c : candidates) {
-    if (!(c.distance < min_dist)) return;
-    if (callback(first(c), second(c), cdata, min_dist)) return;
+    if (!(c.distance < min_dist)) return true;
+    if (callback(first(c), second(c), cdata, min_dist)) return true;
   }
+  return false;
+}
+
+template <typename S>
+S largest_extent(const Aabb<S>& a) {
+  return std::max({a.max_[0] - a.min_[0], a.max_[1] - a.min_[1], a.max_[2] - a.min_[2]});
+}
+
+// The AABB grown by `margin` on every side.
+template <typename S>
+Aabb<S> grown(const Aabb<S>& a, S margin) {
+  const ::fcl::Vector3<S> m(margin, margin, margin);
+  return Aabb<S>(a.min_ - m, a.max_ + m);
 }
 
 }  // namespace
@@ -214,13 +229,48 @@ void Manager<S>::distance(Object<S>* obj, void* cdata, ::fcl::DistanceCallBack<S
   require(callback != nullptr, "agrid::fcl::Manager::distance: a null callback");
   const Aabb<S>& aabb = obj->getAABB();
   if (!is_valid(aabb)) return;
-  std::vector<Candidate<S>> candidates;
+  const auto first = [&](const Candidate<S>&) { return obj; };
+  const auto second = [&](const Candidate<S>& c) { return impl_->objects[c.ours]; };
+  // Rounds of widening box queries, nearest first across rounds: a round offers the objects
+  // whose AABB distance lies in [done, reach), found by a query grown by twice the reach (so that
+  // no rounding of the distance hides one), and ends the walk once the best distance is within
+  // the reach (every object not offered is farther) or every valid object was offered. The first
+  // reach is the box's largest extent (1 for a point).
+  const BroadphaseStats stats = impl_->broadphase.stats();
+  const std::size_t valid_objects = stats.objects - stats.invalid;
+  const S extent = largest_extent(aabb);
+  S reach = extent > 0 ? extent : S(1);
+  S done = 0;
+  S min_dist = std::numeric_limits<S>::max();
+  std::vector<Handle> found;
+  std::vector<Candidate<S>> round;
+  while (std::isfinite(2 * reach)) {
+    impl_->broadphase.query(to_box(grown(aabb, 2 * reach)), found);
+    bool all_offered = found.size() == valid_objects;
+    round.clear();
+    for (const Handle h : found) {
+      if (!is_valid(impl_->aabbs[h])) continue;
+      const S d = aabb.distance(impl_->aabbs[h]);
+      if (!(d < reach)) {
+        all_offered = false;
+      } else if (d >= done) {
+        round.push_back({d, h, 0});
+      }
+    }
+    if (offer_nearest<S>(round, first, second, cdata, callback, min_dist)) return;
+    if (all_offered || min_dist <= reach) return;
+    done = reach;
+    reach *= 2;
+  }
+  // A reach too large for a finite query (an infinite box, or objects far beyond the floats'
+  // range): the rest by a scan of every object.
+  round.clear();
   impl_->for_each_live([&](Handle h) {
-    if (is_valid(impl_->aabbs[h])) candidates.push_back({aabb.distance(impl_->aabbs[h]), h, 0});
+    if (!is_valid(impl_->aabbs[h])) return;
+    const S d = aabb.distance(impl_->aabbs[h]);
+    if (d >= done) round.push_back({d, h, 0});
   });
-  offer_nearest<S>(
-      candidates, [&](const Candidate<S>&) { return obj; },
-      [&](const Candidate<S>& c) { return impl_->objects[c.ours]; }, cdata, callback);
+  (void)offer_nearest<S>(round, first, second, cdata, callback, min_dist);
 }
 
 template <typename S>
@@ -245,9 +295,10 @@ void Manager<S>::distance(void* cdata, ::fcl::DistanceCallBack<S> callback) cons
       candidates.push_back({impl_->aabbs[valid[i]].distance(impl_->aabbs[valid[j]]), valid[i], valid[j]});
     }
   }
-  offer_nearest<S>(
+  S min_dist = std::numeric_limits<S>::max();
+  (void)offer_nearest<S>(
       candidates, [&](const Candidate<S>& c) { return impl_->objects[c.ours]; },
-      [&](const Candidate<S>& c) { return impl_->objects[c.theirs]; }, cdata, callback);
+      [&](const Candidate<S>& c) { return impl_->objects[c.theirs]; }, cdata, callback, min_dist);
 }
 
 template <typename S>
@@ -296,9 +347,10 @@ void Manager<S>::distance(::fcl::BroadPhaseCollisionManager<S>* other_manager, v
       if (is_valid(impl_->aabbs[h])) candidates.push_back({impl_->aabbs[h].distance(aabb), h, j});
     });
   }
-  offer_nearest<S>(
+  S min_dist = std::numeric_limits<S>::max();
+  (void)offer_nearest<S>(
       candidates, [&](const Candidate<S>& c) { return impl_->objects[c.ours]; },
-      [&](const Candidate<S>& c) { return theirs[c.theirs]; }, cdata, callback);
+      [&](const Candidate<S>& c) { return theirs[c.theirs]; }, cdata, callback, min_dist);
 }
 
 template <typename S>

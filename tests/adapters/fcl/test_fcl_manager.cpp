@@ -308,4 +308,51 @@ TYPED_TEST(FclManager, OrderIsTheSameOnOneTwoAndFourThreads) {
 }
 
 }  // namespace
+// distance(obj) widens its query round by round: with a callback that never prunes, every valid
+// object is offered exactly once, nearest first, for probes of every scale (a point, a box far
+// outside the scene, a huge one, an infinite one), as NaiveCollisionManager offers them all.
+TYPED_TEST(FclManager, DistanceOfOneObjectOffersEveryObjectOnceWhenNothingPrunes) {
+  using S = TypeParam;
+  Scene<S> scene(23);
+  agrid::fcl::Manager<S> ours;
+  std::vector<Object<S>*> objects = scene.random(400, S(30));
+  const auto lattice = scene.lattice(4, 2, fcl::Vector3<S>(40, 40, 40));
+  objects.insert(objects.end(), lattice.begin(), lattice.end());
+  auto* flat_far = scene.add(fcl::Vector3<S>(1, 1, 1), fcl::Vector3<S>(0, 0, 0));
+  flat_far->set_aabb(fcl::AABB<S>(fcl::Vector3<S>(S(1e6), 0, 0), fcl::Vector3<S>(S(1e6), S(1), S(1))));
+  objects.push_back(flat_far);
+  ours.registerObjects(objects);
+  const S inf = std::numeric_limits<S>::infinity();
+  std::vector<Object<S>*> probes;
+  auto* point = scene.add(fcl::Vector3<S>(1, 1, 1), fcl::Vector3<S>(0, 0, 0));
+  point->set_aabb(fcl::AABB<S>(fcl::Vector3<S>(5, 5, 5), fcl::Vector3<S>(5, 5, 5)));
+  probes.push_back(point);
+  probes.push_back(scene.add(fcl::Vector3<S>(S(0.01), S(0.01), S(0.01)), fcl::Vector3<S>(-500, 3, 3)));
+  probes.push_back(scene.add(fcl::Vector3<S>(S(1e4), S(1e4), S(1e4)), fcl::Vector3<S>(0, 0, 0)));
+  auto* infinite = scene.add(fcl::Vector3<S>(1, 1, 1), fcl::Vector3<S>(0, 0, 0));
+  infinite->set_aabb(fcl::AABB<S>(fcl::Vector3<S>(-inf, -inf, -inf), fcl::Vector3<S>(inf, 0, inf)));
+  probes.push_back(infinite);
+  probes.push_back(objects[3]);  // a registered object: itself first, at 0
+  for (Object<S>* probe : probes) {
+    struct Everything {
+      std::vector<Object<S>*> seen;
+      std::vector<S> distances;
+      static bool callback(Object<S>*, Object<S>* b, void* data, S&) {
+        auto* self = static_cast<Everything*>(data);
+        self->seen.push_back(b);
+        return false;  // dist untouched: nothing is pruned
+      }
+    } all;
+    ours.distance(probe, &all, &Everything::callback);
+    std::vector<Object<S>*> expected = objects;
+    std::sort(expected.begin(), expected.end(), std::less<>{});
+    std::vector<Object<S>*> seen = all.seen;
+    std::sort(seen.begin(), seen.end(), std::less<>{});
+    EXPECT_EQ(seen, expected) << "every object once";
+    std::vector<S> distances;
+    for (Object<S>* b : all.seen) distances.push_back(probe->getAABB().distance(b->getAABB()));
+    EXPECT_TRUE(std::is_sorted(distances.begin(), distances.end())) << "nearest first";
+  }
+}
+
 }  // namespace agrid_fcl_test
