@@ -5,6 +5,8 @@
 # CONSUMER_CXX_STANDARD, AGRID_EXPECTED_VERSION; AGRID_BUILD_DIR (installed: package, pkgconfig,
 # python, deb) or AGRID_SOURCE_DIR (built inside the consumer: add_subdirectory, fetchcontent);
 # AGRID_COMPONENT (package, deb), PC_MODULE (pkgconfig), PYTHON and PYTHON_DIR (python, deb);
+# for a way that must be refused (package), EXPECT_CONFIGURE_ERROR, a regular expression the failed
+# configure's output must match (its white space made single spaces), and CONSUMER_CMAKE_ARGS;
 # for deb, the packages' Debian layout: PACKAGES (names), DEPENDS_<name> (what each must depend
 # on) and PYTHON_DEBIAN_DIR. Every step that fails fails the test.
 cmake_minimum_required(VERSION 3.25)
@@ -163,6 +165,20 @@ else()
   # TBB is found the way the agrid build found it.
   if(TBB_DIR)
     list(APPEND configure_args "-DTBB_DIR=${TBB_DIR}")
+  endif()
+  if(DEFINED EXPECT_CONFIGURE_ERROR)
+    # A way that must be refused: the configure fails, saying why.
+    list(APPEND configure_args ${CONSUMER_CMAKE_ARGS})
+    execute_process(COMMAND "${CMAKE_COMMAND}" ${configure_args} RESULT_VARIABLE result
+                    OUTPUT_VARIABLE output ERROR_VARIABLE output)
+    string(REGEX REPLACE "[ \t\r\n]+" " " output_on_one_line "${output}")
+    if(result EQUAL 0 OR NOT output_on_one_line MATCHES "${EXPECT_CONFIGURE_ERROR}")
+      message(FATAL_ERROR "install.${TAKE}: the consumer's configure was to fail with '${EXPECT_CONFIGURE_ERROR}', "
+                          "and ended (${result}) with:\n${output}")
+    endif()
+    message(STATUS "install.${TAKE}: refused as expected, '${EXPECT_CONFIGURE_ERROR}'")
+    message(STATUS "install.${TAKE}: passed")
+    return()
   endif()
   run_step(configure "${CMAKE_COMMAND}" ${configure_args})
 
