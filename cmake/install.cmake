@@ -1,7 +1,8 @@
 # Installation: headers, libraries, a relocatable CMake package (find_package(agrid 0.3 CONFIG
-# COMPONENTS bullet)) and pkg-config files (agrid, agrid-bullet, agrid-bullet-float64). Each file
-# belongs to an install component, one per package cmake/package.cmake makes: dev (the core
-# library) and bullet (the Bullet adapters); the Python package's are in adapters/python.
+# COMPONENTS bullet), or fcl) and pkg-config files (agrid, agrid-bullet, agrid-bullet-float64,
+# agrid-fcl). Each file belongs to an install component, one per package cmake/package.cmake
+# makes: dev (the core library), bullet (the Bullet adapters) and fcl (the FCL adapter); the
+# Python package's are in adapters/python.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -28,6 +29,15 @@ if(TARGET agrid_bullet)
 endif()
 if(TARGET agrid_bullet_float64)
   agrid_install_bullet_adapter(agrid_bullet_float64 agridBulletFloat64Targets)
+endif()
+# The FCL adapter, with an export set of its own: the package's config finds FCL only for it.
+if(TARGET agrid_fcl)
+  install(DIRECTORY adapters/fcl/include/agrid DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT fcl)
+  install(TARGETS agrid_fcl EXPORT agridFclTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT fcl
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT fcl
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT agridFclTargets NAMESPACE agrid:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/agrid COMPONENT fcl)
 endif()
 
 # ThreadSanitizer's suppressions of oneTBB's false positives (tests/tsan.supp says why), for a
@@ -70,4 +80,9 @@ endif()
 if(TARGET agrid_bullet_float64)
   agrid_install_pkgconfig(bullet agrid-bullet-float64 "btAdaptiveGridBroadphase for double-precision Bullet (C++11 and later)"
                           "bullet-float64 tbb" "-lagrid_bullet_float64 -lagrid")
+endif()
+if(TARGET agrid_fcl)
+  # Debian's fcl.pc requires ccd, eigen3 and octomap, and adds -std=c++11 to the flags.
+  agrid_install_pkgconfig(fcl agrid-fcl "agrid::fcl::Manager, agrid as an FCL 0.7 broadphase manager (C++14 and later)"
+                          "fcl tbb" "-lagrid_fcl -lagrid")
 endif()
