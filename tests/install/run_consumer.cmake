@@ -118,19 +118,24 @@ elseif(TAKE STREQUAL "pkgconfig")
   install_agrid()
   file(MAKE_DIRECTORY "${consumer_build}")
   set(ENV{PKG_CONFIG_PATH} "${prefix}/${LIBDIR}/pkgconfig")
-  run_step(pkg-config pkg-config --cflags --libs "${PC_MODULE}")
-  string(STRIP "${step_output}" pc_flags)
+  run_step(pkg-config pkg-config --cflags "${PC_MODULE}")
+  string(STRIP "${step_output}" pc_cflags)
+  run_step(pkg-config pkg-config --libs "${PC_MODULE}")
+  string(STRIP "${step_output}" pc_libs)
   # The ThreadSanitizer suppressions a user's TSan run takes, installed where the .pc file says.
   run_step(pkg-config pkg-config --variable=tsan_suppressions "${PC_MODULE}")
   string(STRIP "${step_output}" suppressions)
   if(NOT EXISTS "${suppressions}")
     message(FATAL_ERROR "install.${TAKE}: ${PC_MODULE}.pc's tsan_suppressions (${suppressions}) does not exist")
   endif()
-  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+  separate_arguments(pc_cflags UNIX_COMMAND "${pc_cflags}")
+  separate_arguments(pc_libs UNIX_COMMAND "${pc_libs}")
   separate_arguments(extra_flags UNIX_COMMAND "${flags} ${link_flags}")
-  run_step(build "${CXX_COMPILER}" -std=c++${CONSUMER_CXX_STANDARD} -Wall -Wextra -Wpedantic ${extra_flags}
+  # The standard after the module's flags, since the last -std wins: Debian's fcl.pc, which
+  # agrid-fcl.pc requires, gives -std=c++11, and the consumer is built in the standard asked.
+  run_step(build "${CXX_COMPILER}" ${pc_cflags} -std=c++${CONSUMER_CXX_STANDARD} -Wall -Wextra -Wpedantic ${extra_flags}
            "-DEXPECTED_VERSION=\"${AGRID_EXPECTED_VERSION}\"" "${CONSUMER_SOURCE_DIR}/main.cpp" -o "${consumer_exe}"
-           ${pc_flags})
+           ${pc_libs})
 else()
   set(configure_args
     -S "${CONSUMER_SOURCE_DIR}"
