@@ -29,19 +29,24 @@ float upper(double x) { return round_up_to_float(x); }
 float lower(float x) { return x; }
 float upper(float x) { return x; }
 
-// The float box holding the AABB (rounded outward: no overlap is lost; the exact test in S
-// follows). A NaN stays a NaN, so the box is invalid and pairs with nothing.
-template <typename S>
-Box to_box(const Aabb<S>& a) {
-  return Box{{lower(a.min_[0]), lower(a.min_[1]), lower(a.min_[2])},
-             {upper(a.max_[0]), upper(a.max_[1]), upper(a.max_[2])}};
-}
-
 // No NaN and min <= max on every axis. fcl::AABB::overlap and ::distance treat a NaN as
 // overlapping (every comparison false): such an AABB is kept out of every answer instead.
 template <typename S>
 bool is_valid(const Aabb<S>& a) {
   return a.min_[0] <= a.max_[0] && a.min_[1] <= a.max_[1] && a.min_[2] <= a.max_[2];
+}
+
+// The float box holding the AABB, rounded outward (no overlap is lost; the exact test in S
+// follows), or a NaN box, which agrid pairs with nothing, if the AABB is not valid (rounding alone
+// could make a slightly inverted AABB valid).
+template <typename S>
+Box to_box(const Aabb<S>& a) {
+  if (!is_valid(a)) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    return Box{{nan, nan, nan}, {nan, nan, nan}};
+  }
+  return Box{{lower(a.min_[0]), lower(a.min_[1]), lower(a.min_[2])},
+             {upper(a.max_[0]), upper(a.max_[1]), upper(a.max_[2])}};
 }
 
 template <typename S>
@@ -53,30 +58,29 @@ void require(bool condition, const char* what) {
   if (!condition) throw std::invalid_argument(what);
 }
 
-// A pair of the distance calls: AABB distance first, then the collide order.
+// A pair of the distance calls, with its AABB distance: ordered by that distance, then by the
+// collide order ((lower, higher) number for the manager with itself; (ours, theirs) otherwise).
 template <typename S>
 struct Candidate {
   S distance;
-  Handle ours;
-  std::uint32_t theirs;
+  Handle first;
+  std::uint32_t second;
   bool operator<(const Candidate& o) const {
-    return std::tie(distance, ours, theirs) < std::tie(o.distance, o.ours, o.theirs);
+    return std::tie(distance, first, second) < std::tie(o.distance, o.first, o.second);
   }
 };
 
-// Offers the candidates nearest first until the next is not nearer than the best distance the
-// callback has given (NaiveCollisionManager's test, `distance < min_dist`, in order).
-// `min_dist` is the best so far, kept across calls; true iff the walk is over (the callback
-// said stop, or the next candidate is not nearer than the best).
-template <typename S, typename First, typename Second>
-bool offer_nearest(std::vector<Candidate<S>>& candidates, First first, Second second, void* cdata,
-                   ::fcl::DistanceCallBack<S> callback, S& min_dist) {
-  std::sort(candidates.begin(), candidates.end());
-  for (const Candidate<S>& c : candidates) {
-    if (!(c.distance < min_dist)) return true;
-    if (callback(first(c), second(c), cdata, min_dist)) return true;
-  }
-  return false;
+// The first reach of a probe that is a point (its largest extent is 0), in the scene's units.
+constexpr double kPointReach = 1.0;
+// Each round's reach is this many times the last after a round that offered pairs; after one that
+// found none, the factor squares (so that a scene's far outliers cost a few rounds, not hundreds).
+constexpr double kReachGrowth = 2.0;
+
+// The first round's reach: twice the square root of the smallest normal S. A gap this wide or
+// wider squares to a normal number, which is what makes reach_box exact (below).
+template <typename S>
+S first_round_reach() {
+  return 2 * std::sqrt(std::numeric_limits<S>::min());
 }
 
 template <typename S>
@@ -84,12 +88,76 @@ S largest_extent(const Aabb<S>& a) {
   return std::max({a.max_[0] - a.min_[0], a.max_[1] - a.min_[1], a.max_[2] - a.min_[2]});
 }
 
-// The AABB grown by `margin` on every side.
+// The box to query for every object whose AABB distance from `a`, as fcl::AABB::distance computes
+// it, is below `reach` (at least first_round_reach): `a` grown by the reach in S, rounded outward
+// to floats; all of space when the reach is infinite. Rounding hides none. An object outside
+// has, on some axis, a coordinate p beyond the rounded a.max + reach, so at least one step of S
+// beyond it: p - a.max > reach exactly, and the rounded gap is at least the reach. Its square is
+// then normal, and with round-to-nearest, sqrt(gap^2 + other squares) is at least the gap.
 template <typename S>
-Aabb<S> grown(const Aabb<S>& a, S margin) {
-  const ::fcl::Vector3<S> m(margin, margin, margin);
-  return Aabb<S>(a.min_ - m, a.max_ + m);
+Box reach_box(const Aabb<S>& a, S reach) {
+  if (std::isinf(reach)) {
+    const float inf = std::numeric_limits<float>::infinity();
+    return Box{{-inf, -inf, -inf}, {inf, inf, inf}};
+  }
+  const ::fcl::Vector3<S> margin(reach, reach, reach);
+  return to_box(Aabb<S>(a.min_ - margin, a.max_ + margin));
 }
+
+// Offers the pairs of a distance call nearest first, in rounds of widening reach, with
+// NaiveCollisionManager's pruning (`distance < min_dist`, the best distance the callback has given
+// so far, at first the largest S). A round gathers the pairs whose AABB distance lies in
+// [done, reach), found by reach_box queries, sorts and offers them; every pair not offered yet is
+// then at least `reach` away, so the walk ends once the best distance is within the reach. The
+// reaches: first_round_reach (the overlapping and touching pairs), then `first_reach`, growing by
+// kReachGrowth, and infinity after a round whose queries found every object. `gather(done, reach, round)`
+// appends the round's pairs and says whether its queries found every object; `objects(c)` gives
+// the pair of a candidate.
+template <typename S, typename Gather, typename Objects>
+void offer_nearest_in_rounds(S first_reach, Gather gather, Objects objects, void* cdata,
+                             ::fcl::DistanceCallBack<S> callback) {
+  const S inf = std::numeric_limits<S>::infinity();
+  S min_dist = std::numeric_limits<S>::max();
+  S done = 0;
+  S reach = first_round_reach<S>();
+  S growth = kReachGrowth;
+  std::vector<Candidate<S>> round;
+  for (;;) {
+    round.clear();
+    const bool found_everything = gather(done, reach, round);
+    std::sort(round.begin(), round.end());
+    for (const Candidate<S>& c : round) {
+      if (!(c.distance < min_dist)) return;
+      const auto pair = objects(c);
+      if (callback(pair.first, pair.second, cdata, min_dist)) return;
+    }
+    if (min_dist <= reach || reach == inf) return;
+    growth = round.empty() ? growth * growth : S(kReachGrowth);
+    done = reach;
+    reach = found_everything ? inf : std::max(growth * reach, first_reach);
+  }
+}
+
+// The first reach of a round of queries around probes this large: their mean largest extent
+// (kPointReach for points, or when none is finite).
+template <typename S>
+class FirstReach {
+ public:
+  void add(const Aabb<S>& a) {
+    const S extent = largest_extent(a);
+    if (!std::isfinite(extent)) return;
+    sum_ += extent;
+    ++count_;
+  }
+  S get() const {
+    const S mean = count_ == 0 ? S(0) : sum_ / static_cast<S>(count_);
+    return mean > 0 && std::isfinite(mean) ? mean : static_cast<S>(kPointReach);
+  }
+
+ private:
+  S sum_ = 0;
+  std::size_t count_ = 0;
+};
 
 }  // namespace
 
@@ -132,6 +200,20 @@ struct Manager<S>::Impl {
     for (Handle h = 0; h < objects.size(); ++h) {
       if (objects[h] != nullptr) visit(h);
     }
+  }
+
+  // One probe's part of a distance round: visit(h, d) for each registered object h whose AABB
+  // distance d from `probe` lies in [done, reach). True iff the query found every valid object.
+  template <typename Visit>
+  bool visit_within(const Aabb<S>& probe, S done, S reach, Visit visit) const {
+    std::size_t found = 0;
+    broadphase.for_each_overlap(reach_box(probe, reach), [&](Handle h) {
+      ++found;
+      const S d = probe.distance(aabbs[h]);
+      if (d >= done && d < reach) visit(h, d);
+    });
+    const BroadphaseStats stats = broadphase.stats();
+    return found == stats.objects - stats.invalid;
   }
 };
 
@@ -229,48 +311,14 @@ void Manager<S>::distance(Object<S>* obj, void* cdata, ::fcl::DistanceCallBack<S
   require(callback != nullptr, "agrid::fcl::Manager::distance: a null callback");
   const Aabb<S>& aabb = obj->getAABB();
   if (!is_valid(aabb)) return;
-  const auto first = [&](const Candidate<S>&) { return obj; };
-  const auto second = [&](const Candidate<S>& c) { return impl_->objects[c.ours]; };
-  // Rounds of widening box queries, nearest first across rounds: a round offers the objects
-  // whose AABB distance lies in [done, reach), found by a query grown by twice the reach (so that
-  // no rounding of the distance hides one), and ends the walk once the best distance is within
-  // the reach (every object not offered is farther) or every valid object was offered. The first
-  // reach is the box's largest extent (1 for a point).
-  const BroadphaseStats stats = impl_->broadphase.stats();
-  const std::size_t valid_objects = stats.objects - stats.invalid;
-  const S extent = largest_extent(aabb);
-  S reach = extent > 0 ? extent : S(1);
-  S done = 0;
-  S min_dist = std::numeric_limits<S>::max();
-  std::vector<Handle> found;
-  std::vector<Candidate<S>> round;
-  while (std::isfinite(2 * reach)) {
-    impl_->broadphase.query(to_box(grown(aabb, 2 * reach)), found);
-    bool all_offered = found.size() == valid_objects;
-    round.clear();
-    for (const Handle h : found) {
-      if (!is_valid(impl_->aabbs[h])) continue;
-      const S d = aabb.distance(impl_->aabbs[h]);
-      if (!(d < reach)) {
-        all_offered = false;
-      } else if (d >= done) {
-        round.push_back({d, h, 0});
-      }
-    }
-    if (offer_nearest<S>(round, first, second, cdata, callback, min_dist)) return;
-    if (all_offered || min_dist <= reach) return;
-    done = reach;
-    reach *= 2;
-  }
-  // A reach too large for a finite query (an infinite box, or objects far beyond the floats'
-  // range): the rest by a scan of every object.
-  round.clear();
-  impl_->for_each_live([&](Handle h) {
-    if (!is_valid(impl_->aabbs[h])) return;
-    const S d = aabb.distance(impl_->aabbs[h]);
-    if (d >= done) round.push_back({d, h, 0});
-  });
-  (void)offer_nearest<S>(round, first, second, cdata, callback, min_dist);
+  FirstReach<S> first_reach;
+  first_reach.add(aabb);
+  offer_nearest_in_rounds<S>(
+      first_reach.get(),
+      [&](S done, S reach, std::vector<Candidate<S>>& round) {
+        return impl_->visit_within(aabb, done, reach, [&](Handle h, S d) { round.push_back({d, h, 0}); });
+      },
+      [&](const Candidate<S>& c) { return std::make_pair(obj, impl_->objects[c.first]); }, cdata, callback);
 }
 
 template <typename S>
@@ -285,20 +333,23 @@ void Manager<S>::collide(void* cdata, ::fcl::CollisionCallBack<S> callback) cons
 template <typename S>
 void Manager<S>::distance(void* cdata, ::fcl::DistanceCallBack<S> callback) const {
   require(callback != nullptr, "agrid::fcl::Manager::distance: a null callback");
-  std::vector<Handle> valid;
-  impl_->for_each_live([&](Handle h) {
-    if (is_valid(impl_->aabbs[h])) valid.push_back(h);
-  });
-  std::vector<Candidate<S>> candidates;
-  for (std::size_t i = 0; i < valid.size(); ++i) {
-    for (std::size_t j = i + 1; j < valid.size(); ++j) {
-      candidates.push_back({impl_->aabbs[valid[i]].distance(impl_->aabbs[valid[j]]), valid[i], valid[j]});
-    }
-  }
-  S min_dist = std::numeric_limits<S>::max();
-  (void)offer_nearest<S>(
-      candidates, [&](const Candidate<S>& c) { return impl_->objects[c.ours]; },
-      [&](const Candidate<S>& c) { return impl_->objects[c.theirs]; }, cdata, callback, min_dist);
+  FirstReach<S> first_reach;
+  impl_->for_each_live([&](Handle h) { first_reach.add(impl_->aabbs[h]); });
+  offer_nearest_in_rounds<S>(
+      first_reach.get(),
+      [&](S done, S reach, std::vector<Candidate<S>>& round) {
+        bool found_everything = true;
+        impl_->for_each_live([&](Handle lower) {
+          const Aabb<S>& probe = impl_->aabbs[lower];
+          if (!is_valid(probe)) return;
+          found_everything &= impl_->visit_within(probe, done, reach, [&](Handle higher, S d) {
+            if (lower < higher) round.push_back({d, lower, higher});
+          });
+        });
+        return found_everything;
+      },
+      [&](const Candidate<S>& c) { return std::make_pair(impl_->objects[c.first], impl_->objects[c.second]); },
+      cdata, callback);
 }
 
 template <typename S>
@@ -339,18 +390,21 @@ void Manager<S>::distance(::fcl::BroadPhaseCollisionManager<S>* other_manager, v
   }
   std::vector<Object<S>*> theirs;
   other_manager->getObjects(theirs);
-  std::vector<Candidate<S>> candidates;
-  for (std::uint32_t j = 0; j < theirs.size(); ++j) {
-    const Aabb<S>& aabb = theirs[j]->getAABB();
-    if (!is_valid(aabb)) continue;
-    impl_->for_each_live([&](Handle h) {
-      if (is_valid(impl_->aabbs[h])) candidates.push_back({impl_->aabbs[h].distance(aabb), h, j});
-    });
-  }
-  S min_dist = std::numeric_limits<S>::max();
-  (void)offer_nearest<S>(
-      candidates, [&](const Candidate<S>& c) { return impl_->objects[c.ours]; },
-      [&](const Candidate<S>& c) { return theirs[c.theirs]; }, cdata, callback, min_dist);
+  FirstReach<S> first_reach;
+  for (const Object<S>* obj : theirs) first_reach.add(obj->getAABB());
+  offer_nearest_in_rounds<S>(
+      first_reach.get(),
+      [&](S done, S reach, std::vector<Candidate<S>>& round) {
+        bool found_everything = true;
+        for (std::uint32_t j = 0; j < theirs.size(); ++j) {
+          const Aabb<S>& probe = theirs[j]->getAABB();
+          if (!is_valid(probe)) continue;
+          found_everything &= impl_->visit_within(probe, done, reach, [&](Handle h, S d) { round.push_back({d, h, j}); });
+        }
+        return found_everything;
+      },
+      [&](const Candidate<S>& c) { return std::make_pair(impl_->objects[c.first], theirs[c.second]); }, cdata,
+      callback);
 }
 
 template <typename S>

@@ -3,7 +3,6 @@
 
 #include <fcl/broadphase/broadphase_bruteforce.h>
 #include <fcl/geometry/shape/halfspace.h>
-#include <fcl/narrowphase/distance.h>
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -4,7 +4,6 @@
 
 #include <fcl/broadphase/broadphase_bruteforce.h>
 #include <fcl/broadphase/broadphase_dynamic_AABB_tree.h>
-#include <fcl/narrowphase/distance.h>
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>
 
@@ -269,8 +268,8 @@ TYPED_TEST(FclManager, DistanceStopsOnceNothingNearerRemains) {
   Object<S>* probe = scene.add(fcl::Vector3<S>(1, 1, 1), fcl::Vector3<S>(S(-3), 0, 0));
   DistanceRecord<S> r;
   ours.distance(probe, &r, &DistanceRecord<S>::callback);
-  EXPECT_NEAR(r.best, S(2), tolerance<S>() * 3);
-  EXPECT_EQ(r.calls, 1u) << "the next box is 5 away, farther than the 2 found";
+  EXPECT_EQ(r.best, narrowphase_distance(probe, row[0]));
+  EXPECT_EQ(r.calls, 1u) << "the next box is 5 away, farther than the at most 2.5 found";
 }
 
 // The same calls give the same offers whatever the number of threads.
@@ -308,51 +307,125 @@ TYPED_TEST(FclManager, OrderIsTheSameOnOneTwoAndFourThreads) {
 }
 
 }  // namespace
-// distance(obj) widens its query round by round: with a callback that never prunes, every valid
-// object is offered exactly once, nearest first, for probes of every scale (a point, a box far
-// outside the scene, a huge one, an infinite one), as NaiveCollisionManager offers them all.
-TYPED_TEST(FclManager, DistanceOfOneObjectOffersEveryObjectOnceWhenNothingPrunes) {
-  using S = TypeParam;
-  Scene<S> scene(23);
-  agrid::fcl::Manager<S> ours;
-  std::vector<Object<S>*> objects = scene.random(400, S(30));
+// What a distance call offers when its callback never prunes: every pair, in order.
+template <typename S>
+struct EveryPair {
+  std::vector<ObjectPair<S>> offered;
+  static bool callback(Object<S>* a, Object<S>* b, void* data, S&) {
+    static_cast<EveryPair*>(data)->offered.emplace_back(a, b);
+    return false;  // dist untouched: nothing is pruned
+  }
+};
+
+template <typename S>
+bool is_valid_aabb(const fcl::AABB<S>& a) {
+  return a.min_[0] <= a.max_[0] && a.min_[1] <= a.max_[1] && a.min_[2] <= a.max_[2];
+}
+
+// Whether NaiveCollisionManager, with a callback that never prunes, offers (a, b): their AABB
+// distance is below the largest S (so not infinite, not NaN); and whether agrid's manager does:
+// that, and both AABBs valid (an invalid one pairs with nothing).
+template <typename S>
+bool offered_unpruned(Object<S>* a, Object<S>* b) {
+  return is_valid_aabb(a->getAABB()) && is_valid_aabb(b->getAABB()) &&
+         a->getAABB().distance(b->getAABB()) < std::numeric_limits<S>::max();
+}
+
+// `offered` holds each of `expected` exactly once (as unordered pairs), nearest first.
+template <typename S>
+void expect_every_pair_once_nearest_first(const std::vector<ObjectPair<S>>& offered,
+                                          const std::vector<ObjectPair<S>>& expected) {
+  EXPECT_EQ(unordered<S>(offered), unordered<S>(expected)) << "every pair once";
+  std::vector<S> distances;
+  for (const auto& [a, b] : offered) distances.push_back(a->getAABB().distance(b->getAABB()));
+  EXPECT_TRUE(std::is_sorted(distances.begin(), distances.end())) << "nearest first";
+}
+
+// A scene for the distance rounds: boxes at random and on a lattice, and one of each scale and
+// trap: far away and flat, a gap so small that its square underflows (1e-30: 0 as a float
+// distance), huge coordinates (a float distance that overflows to infinity), an infinite box, a
+// point at infinity, a NaN and an inverted AABB.
+template <typename S>
+std::vector<Object<S>*> rounds_scene(Scene<S>& scene) {
+  const S inf = std::numeric_limits<S>::infinity();
+  const S nan = std::numeric_limits<S>::quiet_NaN();
+  std::vector<Object<S>*> objects = scene.random(300, S(30));
   const auto lattice = scene.lattice(4, 2, fcl::Vector3<S>(40, 40, 40));
   objects.insert(objects.end(), lattice.begin(), lattice.end());
-  auto* flat_far = scene.add(fcl::Vector3<S>(1, 1, 1), fcl::Vector3<S>(0, 0, 0));
-  flat_far->set_aabb(fcl::AABB<S>(fcl::Vector3<S>(S(1e6), 0, 0), fcl::Vector3<S>(S(1e6), S(1), S(1))));
-  objects.push_back(flat_far);
+  const auto with_aabb = [&](fcl::Vector3<S> min, fcl::Vector3<S> max) {
+    auto* o = scene.add(fcl::Vector3<S>(1, 1, 1), fcl::Vector3<S>(0, 0, 0));
+    o->set_aabb_exactly(min, max);
+    objects.push_back(o);
+  };
+  with_aabb({S(1e6), 0, 0}, {S(1e6), S(1), S(1)});
+  with_aabb({S(-1), S(-1), S(-1)}, {0, 0, 0});
+  with_aabb({S(1e-30), S(-1), S(-1)}, {S(1), 0, 0});
+  with_aabb({S(1e30), S(1e30), S(1e30)}, {S(2e30), S(2e30), S(2e30)});
+  with_aabb({-inf, -inf, -inf}, {inf, 0, inf});
+  with_aabb({inf, inf, inf}, {inf, inf, inf});
+  with_aabb({nan, 0, 0}, {1, 1, 1});
+  with_aabb({S(5), S(5), S(5)}, {S(4), S(6), S(6)});
+  return objects;
+}
+
+// The distance rounds lose no pair and offer none twice: with a callback that never prunes,
+// distance(obj), distance(self) and distance(other) offer exactly the pairs
+// NaiveCollisionManager would (all but those with an invalid AABB or an infinite distance), each
+// once, nearest first, on a scene of every scale.
+TYPED_TEST(FclManager, DistanceRoundsOfferEveryPairOnceNearestFirstWhenNothingPrunes) {
+  using S = TypeParam;
+  Scene<S> scene(23);
+  const std::vector<Object<S>*> objects = rounds_scene(scene);
+  agrid::fcl::Manager<S> ours;
   ours.registerObjects(objects);
-  const S inf = std::numeric_limits<S>::infinity();
-  std::vector<Object<S>*> probes;
+
+  std::vector<Object<S>*> probes(objects.end() - 10, objects.end());
   auto* point = scene.add(fcl::Vector3<S>(1, 1, 1), fcl::Vector3<S>(0, 0, 0));
   point->set_aabb(fcl::AABB<S>(fcl::Vector3<S>(5, 5, 5), fcl::Vector3<S>(5, 5, 5)));
   probes.push_back(point);
   probes.push_back(scene.add(fcl::Vector3<S>(S(0.01), S(0.01), S(0.01)), fcl::Vector3<S>(-500, 3, 3)));
   probes.push_back(scene.add(fcl::Vector3<S>(S(1e4), S(1e4), S(1e4)), fcl::Vector3<S>(0, 0, 0)));
-  auto* infinite = scene.add(fcl::Vector3<S>(1, 1, 1), fcl::Vector3<S>(0, 0, 0));
-  infinite->set_aabb(fcl::AABB<S>(fcl::Vector3<S>(-inf, -inf, -inf), fcl::Vector3<S>(inf, 0, inf)));
-  probes.push_back(infinite);
-  probes.push_back(objects[3]);  // a registered object: itself first, at 0
+  probes.push_back(objects[3]);
   for (Object<S>* probe : probes) {
-    struct Everything {
-      std::vector<Object<S>*> seen;
-      std::vector<S> distances;
-      static bool callback(Object<S>*, Object<S>* b, void* data, S&) {
-        auto* self = static_cast<Everything*>(data);
-        self->seen.push_back(b);
-        return false;  // dist untouched: nothing is pruned
-      }
-    } all;
-    ours.distance(probe, &all, &Everything::callback);
-    std::vector<Object<S>*> expected = objects;
-    std::sort(expected.begin(), expected.end(), std::less<>{});
-    std::vector<Object<S>*> seen = all.seen;
-    std::sort(seen.begin(), seen.end(), std::less<>{});
-    EXPECT_EQ(seen, expected) << "every object once";
-    std::vector<S> distances;
-    for (Object<S>* b : all.seen) distances.push_back(probe->getAABB().distance(b->getAABB()));
-    EXPECT_TRUE(std::is_sorted(distances.begin(), distances.end())) << "nearest first";
+    EveryPair<S> got;
+    ours.distance(probe, &got, &EveryPair<S>::callback);
+    std::vector<ObjectPair<S>> expected;
+    for (Object<S>* o : objects) {
+      if (offered_unpruned(probe, o)) expected.emplace_back(probe, o);
+    }
+    for (const auto& [a, b] : got.offered) EXPECT_EQ(a, probe);
+    expect_every_pair_once_nearest_first<S>(got.offered, expected);
   }
+
+  EveryPair<S> self;
+  ours.distance(&self, &EveryPair<S>::callback);
+  std::vector<ObjectPair<S>> expected;
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    for (std::size_t j = i + 1; j < objects.size(); ++j) {
+      if (offered_unpruned(objects[i], objects[j])) expected.emplace_back(objects[i], objects[j]);
+    }
+  }
+  ASSERT_GT(expected.size(), objects.size());
+  expect_every_pair_once_nearest_first<S>(self.offered, expected);
+
+  // Against another manager holding the same scene's traps and a few more: (ours, theirs).
+  std::vector<Object<S>*> theirs(objects.end() - 12, objects.end());
+  const auto more = scene.random(40, S(30));
+  theirs.insert(theirs.end(), more.begin(), more.end());
+  fcl::NaiveCollisionManager<S> other;
+  other.registerObjects(theirs);
+  EveryPair<S> across;
+  ours.distance(&other, &across, &EveryPair<S>::callback);
+  expected.clear();
+  for (Object<S>* a : objects) {
+    for (Object<S>* b : theirs) {
+      if (offered_unpruned(a, b)) expected.emplace_back(a, b);
+    }
+  }
+  for (const auto& [a, b] : across.offered) {
+    EXPECT_NE(std::find(objects.begin(), objects.end(), a), objects.end()) << "ours first";
+  }
+  expect_every_pair_once_nearest_first<S>(across.offered, expected);
 }
 
 }  // namespace agrid_fcl_test

@@ -30,9 +30,9 @@ namespace fcl {
 /// * distance() offers the pairs nearest first by AABB distance (ties by the same order as
 ///   collide), passing the best distance so far (initially the largest S), and stops once the
 ///   next pair's AABB distance is not below it or the callback returns true: the same minimum
-///   as NaiveCollisionManager. distance(obj) asks agrid for boxes around obj, twice as wide each
-///   round, until the best distance is within the round's reach; the manager with itself, or
-///   against another manager, sorts every pair by AABB distance (n*m log(n*m) time and memory).
+///   as NaiveCollisionManager. Each distance call asks agrid for boxes around its probes (obj,
+///   every object, or other's objects) in rounds of widening reach, the first finding the
+///   overlapping pairs, until the best distance is within the reach (docs/fcl.md).
 /// * An AABB with a NaN pairs with nothing (in collide and distance) until it is valid again;
 ///   infinite and huge AABBs are valid (rounded outward to floats: no pair is lost).
 /// * Misuse: registering a null object or one already registered throws std::invalid_argument
