@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <thread>
 
 #include "agrid/fcl/manager.h"
 #include "fcl_scene.h"
@@ -304,6 +305,70 @@ TYPED_TEST(FclManager, OrderIsTheSameOnOneTwoAndFourThreads) {
   ASSERT_FALSE(runs[0].empty());
   EXPECT_EQ(runs[0], runs[1]);
   EXPECT_EQ(runs[0], runs[2]);
+}
+
+// What every const call answers, recorded: compared between threads.
+template <typename S>
+struct ConstAnswers {
+  std::vector<Object<S>*> objects;
+  std::vector<ObjectPair<S>> collided;
+  std::vector<S> distances;
+  bool operator==(const ConstAnswers& o) const {
+    return objects == o.objects && collided == o.collided && distances == o.distances;
+  }
+};
+
+template <typename S>
+ConstAnswers<S> ask_every_const_call(const agrid::fcl::Manager<S>& m, const std::vector<Object<S>*>& probes,
+                                     fcl::BroadPhaseCollisionManager<S>& other) {
+  ConstAnswers<S> a;
+  m.getObjects(a.objects);
+  a.collided = collide_self(m);
+  for (Object<S>* probe : probes) {
+    for (const auto& p : collide_one(m, probe)) a.collided.push_back(p);
+    DistanceRecord<S> d;
+    m.distance(probe, &d, &DistanceRecord<S>::callback);
+    a.distances.push_back(d.best);
+  }
+  for (const auto& p : collide_other(m, other)) a.collided.push_back(p);
+  DistanceRecord<S> self, across;
+  m.distance(&self, &DistanceRecord<S>::callback);
+  m.distance(&other, &across, &DistanceRecord<S>::callback);
+  a.distances.push_back(self.best);
+  a.distances.push_back(across.best);
+  a.distances.push_back(static_cast<S>(m.size()));
+  return a;
+}
+
+// The const calls read only: four threads asking every one of them at once, right after an
+// update (the first query builds agrid's query structure), get what one thread gets alone. Run
+// under ThreadSanitizer by CI.
+TYPED_TEST(FclManager, ConstCallsFromFourThreadsAtOnceAnswerAsOneThread) {
+  using S = TypeParam;
+  Scene<S> scene(31);
+  auto objects = scene.lattice(6, 3, fcl::Vector3<S>(0, 0, 0));
+  const auto loose = scene.random(800, S(30));
+  objects.insert(objects.end(), loose.begin(), loose.end());
+  const auto probes = scene.random(20, S(30));
+  fcl::NaiveCollisionManager<S> other;
+  other.registerObjects(scene.random(30, S(30)));
+  agrid::fcl::Manager<S> ours;
+  ours.registerObjects(objects);
+
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t i = round; i < objects.size(); i += 9) scene.move(objects[i], S(30));
+    ours.update();
+    constexpr int kThreads = 4;
+    std::vector<ConstAnswers<S>> answers(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] { answers[static_cast<std::size_t>(t)] = ask_every_const_call(ours, probes, other); });
+    }
+    for (std::thread& t : threads) t.join();
+    const ConstAnswers<S> alone = ask_every_const_call(ours, probes, other);
+    ASSERT_FALSE(alone.collided.empty());
+    for (const ConstAnswers<S>& a : answers) EXPECT_TRUE(a == alone);
+  }
 }
 
 }  // namespace
