@@ -72,8 +72,9 @@ struct Candidate {
 
 // The first reach of a probe that is a point (its largest extent is 0), in the scene's units.
 constexpr double kPointReach = 1.0;
-// Each round's reach is this many times the last after a round that offered pairs; after one that
-// found none, the factor squares (so that a scene's far outliers cost a few rounds, not hundreds).
+// Each round's reach is this many times the last after a round in which the callback lowered the
+// best distance; after one in which it did not (no pair in reach, or a callback that never prunes),
+// the factor squares, so that far outliers and unpruned walks cost a few rounds, not hundreds.
 constexpr double kReachGrowth = 2.0;
 
 // The first round's reach: twice the square root of the smallest normal S. A gap this wide or
@@ -109,8 +110,8 @@ Box reach_box(const Aabb<S>& a, S reach) {
 // so far, at first the largest S). A round gathers the pairs whose AABB distance lies in
 // [done, reach), found by reach_box queries, sorts and offers them; every pair not offered yet is
 // then at least `reach` away, so the walk ends once the best distance is within the reach. The
-// reaches: first_round_reach (the overlapping and touching pairs), then `first_reach`, growing by
-// kReachGrowth, and infinity after a round whose queries found every object. `gather(done, reach, round)`
+// reaches: first_round_reach (the overlapping and touching pairs), then `first_reach`, growing as
+// kReachGrowth says, and infinity after a round whose queries found every object. `gather(done, reach, round)`
 // appends the round's pairs and says whether its queries found every object; `objects(c)` gives
 // the pair of a candidate.
 template <typename S, typename Gather, typename Objects>
@@ -126,13 +127,14 @@ void offer_nearest_in_rounds(S first_reach, Gather gather, Objects objects, void
     round.clear();
     const bool found_everything = gather(done, reach, round);
     std::sort(round.begin(), round.end());
+    const S best_before = min_dist;
     for (const Candidate<S>& c : round) {
       if (!(c.distance < min_dist)) return;
       const auto pair = objects(c);
       if (callback(pair.first, pair.second, cdata, min_dist)) return;
     }
     if (min_dist <= reach || reach == inf) return;
-    growth = round.empty() ? growth * growth : S(kReachGrowth);
+    growth = min_dist < best_before ? S(kReachGrowth) : growth * growth;
     done = reach;
     reach = found_everything ? inf : std::max(growth * reach, first_reach);
   }

@@ -123,6 +123,20 @@ std::vector<ObjectPair<S>> sorted(std::vector<ObjectPair<S>> pairs) {
   return pairs;
 }
 
+template <typename S>
+bool is_valid_aabb(const fcl::AABB<S>& a) {
+  return a.min_[0] <= a.max_[0] && a.min_[1] <= a.max_[1] && a.min_[2] <= a.max_[2];
+}
+
+/// Whether NaiveCollisionManager, with a callback that never prunes, offers (a, b): their AABB
+/// distance is below the largest S (so not infinite, not NaN); and whether agrid's manager does:
+/// that, and both AABBs valid (an invalid one pairs with nothing).
+template <typename S>
+bool offered_unpruned(Object<S>* a, Object<S>* b) {
+  return is_valid_aabb(a->getAABB()) && is_valid_aabb(b->getAABB()) &&
+         a->getAABB().distance(b->getAABB()) < std::numeric_limits<S>::max();
+}
+
 /// A stand-in narrowphase distance: the AABB distance plus up to half a unit that depends on where
 /// the two boxes are, the same for (a, b) and (b, a). Never below the AABB distance, as a true
 /// narrowphase distance, and not always least for the nearest AABBs, so pruning is put to the test

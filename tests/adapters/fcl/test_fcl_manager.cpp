@@ -382,20 +382,6 @@ struct EveryPair {
   }
 };
 
-template <typename S>
-bool is_valid_aabb(const fcl::AABB<S>& a) {
-  return a.min_[0] <= a.max_[0] && a.min_[1] <= a.max_[1] && a.min_[2] <= a.max_[2];
-}
-
-// Whether NaiveCollisionManager, with a callback that never prunes, offers (a, b): their AABB
-// distance is below the largest S (so not infinite, not NaN); and whether agrid's manager does:
-// that, and both AABBs valid (an invalid one pairs with nothing).
-template <typename S>
-bool offered_unpruned(Object<S>* a, Object<S>* b) {
-  return is_valid_aabb(a->getAABB()) && is_valid_aabb(b->getAABB()) &&
-         a->getAABB().distance(b->getAABB()) < std::numeric_limits<S>::max();
-}
-
 // `offered` holds each of `expected` exactly once (as unordered pairs), nearest first.
 template <typename S>
 void expect_every_pair_once_nearest_first(const std::vector<ObjectPair<S>>& offered,

@@ -1,0 +1,253 @@
+// Fuzz target: a sequence of agrid::fcl::Manager calls (registerObject(s), unregisterObject, an
+// AABB changed and read by update(), update(obj) or update(objs)) decoded from the fuzzer's bytes,
+// for float or double, with AABBs of any coordinates (NaN, infinite, inverted, denormal, huge).
+// After each call every query is checked against brute force over the registered objects:
+// collide (self, one object, another manager) offers exactly the valid pairs whose AABBs overlap,
+// each once, in the documented order; distance (the same three) offers, with a callback that never
+// prunes, every valid pair of finite AABB distance once, nearest first, and with one that prunes,
+// the brute-force minimum. The checks themselves read no byte: the corpus decodes as it did.
+
+#include <fcl/broadphase/broadphase_bruteforce.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "adapters/fcl/fcl_scene.h"
+#include "agrid/fcl/manager.h"
+#include "fuzz_input.h"
+
+namespace {
+
+using agrid::fuzz::FuzzInput;
+using agrid::fuzz::require;
+using agrid_fcl_test::narrowphase_distance;
+using agrid_fcl_test::offered_unpruned;
+using agrid_fcl_test::TestObject;
+
+/// Registered objects at most: brute force (and the never-pruning distance's every pair) stays quick.
+constexpr std::size_t kMaxObjects = 32;
+/// Calls decoded at most, each followed by every check: an input's run stays short.
+constexpr int kMaxCalls = 48;
+/// Objects a registerObjects batch adds at most.
+constexpr int kMaxBatch = 8;
+/// Objects of the other manager, for collide(other) and distance(other).
+constexpr int kOtherObjects = 4;
+
+template <typename S>
+using Object = fcl::CollisionObject<S>;
+template <typename S>
+using ObjectPair = std::pair<Object<S>*, Object<S>*>;
+
+template <typename S>
+fcl::AABB<S> aabb_from(FuzzInput& in) {
+  const agrid::Box b = in.box((in.byte() & 7) == 0);  // one in eight of raw floats
+  fcl::AABB<S> a;
+  a.min_ = fcl::Vector3<S>(b.min.x, b.min.y, b.min.z);
+  a.max_ = fcl::Vector3<S>(b.max.x, b.max.y, b.max.z);
+  return a;
+}
+
+/// The objects, the manager under test and the registered ones in registration-number order (the
+/// lowest free number reused, as the manager numbers them).
+template <typename S>
+struct World {
+  std::vector<std::unique_ptr<TestObject<S>>> made;
+  agrid::fcl::Manager<S> manager;
+  std::vector<Object<S>*> by_number;  ///< Null where a number is free.
+
+  TestObject<S>* make(const fcl::AABB<S>& aabb) {
+    made.push_back(std::make_unique<TestObject<S>>(std::make_shared<fcl::Box<S>>(1, 1, 1)));
+    made.back()->set_aabb_exactly(aabb.min_, aabb.max_);
+    return made.back().get();
+  }
+  void numbered(Object<S>* obj) {
+    const auto free = std::find(by_number.begin(), by_number.end(), nullptr);
+    if (free != by_number.end()) {
+      *free = obj;
+    } else {
+      by_number.push_back(obj);
+    }
+  }
+  std::vector<Object<S>*> registered() const {
+    std::vector<Object<S>*> r;
+    for (Object<S>* o : by_number)
+      if (o != nullptr) r.push_back(o);
+    return r;
+  }
+  Object<S>* pick(std::uint8_t b) const {
+    const auto r = registered();
+    return r.empty() ? nullptr : r[b % r.size()];
+  }
+};
+
+template <typename S>
+bool collide_record(Object<S>* a, Object<S>* b, void* data) {
+  static_cast<std::vector<ObjectPair<S>>*>(data)->emplace_back(a, b);
+  return false;
+}
+
+template <typename S>
+bool distance_record(Object<S>* a, Object<S>* b, void* data, S&) {
+  static_cast<std::vector<ObjectPair<S>>*>(data)->emplace_back(a, b);
+  return false;
+}
+
+template <typename S>
+bool distance_prune(Object<S>* a, Object<S>* b, void* data, S& dist) {
+  S& best = *static_cast<S*>(data);
+  best = std::min(best, narrowphase_distance(a, b));
+  dist = best;
+  return false;
+}
+
+template <typename S>
+bool overlapping(Object<S>* a, Object<S>* b) {
+  return agrid_fcl_test::is_valid_aabb(a->getAABB()) && agrid_fcl_test::is_valid_aabb(b->getAABB()) &&
+         a->getAABB().overlap(b->getAABB());
+}
+
+/// Every pair (ours[i], theirs[j]) for which `keep` holds, ascending by (i, j); pairs of one list
+/// with itself (`self`) once, as (lower, higher).
+template <typename S, typename Keep>
+std::vector<ObjectPair<S>> brute_force(const std::vector<Object<S>*>& ours, const std::vector<Object<S>*>& theirs,
+                                       bool self, Keep keep) {
+  std::vector<ObjectPair<S>> pairs;
+  for (std::size_t i = 0; i < ours.size(); ++i) {
+    for (std::size_t j = self ? i + 1 : 0; j < theirs.size(); ++j) {
+      if (keep(ours[i], theirs[j])) pairs.emplace_back(ours[i], theirs[j]);
+    }
+  }
+  return pairs;
+}
+
+/// The offered pairs are exactly the expected ones, nearest first by AABB distance, ties in the
+/// expected (collide) order.
+template <typename S>
+bool nearest_first(const std::vector<ObjectPair<S>>& offered, std::vector<ObjectPair<S>> expected) {
+  const auto distance = [](const ObjectPair<S>& p) { return p.first->getAABB().distance(p.second->getAABB()); };
+  std::stable_sort(expected.begin(), expected.end(),
+                   [&](const ObjectPair<S>& a, const ObjectPair<S>& b) { return distance(a) < distance(b); });
+  return offered == expected;
+}
+
+/// The smallest stand-in narrowphase distance over the pairs a never-pruning walk offers: what a
+/// pruning walk must find.
+template <typename S>
+S brute_force_minimum(const std::vector<ObjectPair<S>>& pairs) {
+  S best = std::numeric_limits<S>::max();
+  for (const auto& [a, b] : pairs) best = std::min(best, narrowphase_distance(a, b));
+  return best;
+}
+
+template <typename S>
+void check_distance(const std::vector<ObjectPair<S>>& offered, const std::vector<ObjectPair<S>>& expected,
+                    S pruned_best, const char* what) {
+  require(nearest_first<S>(offered, expected), what);
+  const S best = brute_force_minimum<S>(expected);
+  require(pruned_best == best, what);
+}
+
+template <typename S>
+void check_everything(World<S>& world, Object<S>* probe, fcl::NaiveCollisionManager<S>& other) {
+  const agrid::fcl::Manager<S>& m = world.manager;
+  const std::vector<Object<S>*> ours = world.registered();
+  std::vector<Object<S>*> listed;
+  m.getObjects(listed);
+  require(listed == ours && m.size() == ours.size() && m.empty() == ours.empty(), "getObjects");
+
+  std::vector<ObjectPair<S>> offered;
+  m.collide(&offered, collide_record<S>);
+  require(offered == brute_force<S>(ours, ours, true, overlapping<S>), "collide(self)");
+  offered.clear();
+  m.collide(probe, &offered, collide_record<S>);
+  require(offered == brute_force<S>({probe}, ours, false, overlapping<S>), "collide(obj)");
+  std::vector<Object<S>*> theirs;
+  other.getObjects(theirs);
+  offered.clear();
+  m.collide(&other, &offered, collide_record<S>);
+  require(offered == brute_force<S>(ours, theirs, false, overlapping<S>), "collide(other)");
+
+  S best = std::numeric_limits<S>::max();
+  offered.clear();
+  m.distance(&offered, distance_record<S>);
+  m.distance(&best, distance_prune<S>);
+  check_distance<S>(offered, brute_force<S>(ours, ours, true, offered_unpruned<S>), best, "distance(self)");
+  best = std::numeric_limits<S>::max();
+  offered.clear();
+  m.distance(probe, &offered, distance_record<S>);
+  m.distance(probe, &best, distance_prune<S>);
+  check_distance<S>(offered, brute_force<S>({probe}, ours, false, offered_unpruned<S>), best, "distance(obj)");
+  best = std::numeric_limits<S>::max();
+  offered.clear();
+  m.distance(&other, &offered, distance_record<S>);
+  m.distance(&other, &best, distance_prune<S>);
+  check_distance<S>(offered, brute_force<S>(ours, theirs, false, offered_unpruned<S>), best, "distance(other)");
+}
+
+template <typename S>
+void run(FuzzInput& in) {
+  World<S> world;
+  fcl::NaiveCollisionManager<S> other;
+  for (int k = 0; k < kOtherObjects; ++k) other.registerObject(world.make(aabb_from<S>(in)));
+  for (int call = 0; call < kMaxCalls && !in.empty(); ++call) {
+    const std::uint8_t op = in.byte();
+    Object<S>* probe = nullptr;
+    switch (op % 5) {
+      case 0: {  // one object
+        if (world.registered().size() >= kMaxObjects) break;
+        Object<S>* obj = world.make(aabb_from<S>(in));
+        world.manager.registerObject(obj);
+        world.numbered(obj);
+        break;
+      }
+      case 1: {  // a batch
+        std::vector<Object<S>*> batch;
+        const int count = 1 + in.byte() % kMaxBatch;
+        for (int k = 0; k < count && world.registered().size() + batch.size() < kMaxObjects; ++k) {
+          batch.push_back(world.make(aabb_from<S>(in)));
+        }
+        world.manager.registerObjects(batch);
+        for (Object<S>* obj : batch) world.numbered(obj);
+        break;
+      }
+      case 2: {  // unregister
+        Object<S>* obj = world.pick(in.byte());
+        if (obj == nullptr) break;
+        world.manager.unregisterObject(obj);
+        *std::find(world.by_number.begin(), world.by_number.end(), obj) = nullptr;
+        break;
+      }
+      default: {  // an AABB changed, read by one of the three updates
+        auto* obj = static_cast<TestObject<S>*>(world.pick(in.byte()));
+        if (obj == nullptr) break;
+        const fcl::AABB<S> aabb = aabb_from<S>(in);
+        obj->set_aabb_exactly(aabb.min_, aabb.max_);
+        const std::uint8_t how = in.byte();
+        if (how % 3 == 0) world.manager.update();
+        if (how % 3 == 1) world.manager.update(obj);
+        if (how % 3 == 2) world.manager.update(std::vector<Object<S>*>{obj});
+        probe = obj;
+        break;
+      }
+    }
+    if (probe == nullptr) probe = world.make(aabb_from<S>(in));
+    check_everything<S>(world, probe, other);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  FuzzInput in(data, size);
+  if ((in.byte() & 1) == 0) {
+    run<float>(in);
+  } else {
+    run<double>(in);
+  }
+  return 0;
+}
