@@ -142,76 +142,73 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
+/// A scene of 10,000 objects in a manager, and `calls` probes: collide_obj's and distance_obj's.
+struct ProbedScene {
+  static constexpr int kObjects = 10000;
+  ProbedScene(unsigned seed, int calls, const MakeManager& make) : world(kObjects, seed), manager(make(world.extent())) {
+    manager->registerObjects(world.all());
+    manager->setup();
+    for (int i = 0; i < calls; ++i) probes.push_back(world.probe());
+  }
+  World world;
+  std::unique_ptr<Manager> manager;
+  std::vector<std::unique_ptr<Object>> probes;
+};
+
+/// Each iteration calls `untimed()`, then times `batch()`; sets the ms counter to the median batch.
+template <typename Untimed, typename Batch>
+void time_batches(benchmark::State& state, Untimed untimed, Batch batch) {
+  std::vector<double> ms;
+  for (auto _ : state) {
+    untimed();
+    const auto start = std::chrono::steady_clock::now();
+    batch();
+    const double took = ms_since(start);
+    state.SetIterationTime(took / 1e3);
+    ms.push_back(took);
+  }
+  state.counters["ms"] = median(ms);
+}
+
 void bm_steps(benchmark::State& state, int objects, const MakeManager& make, bool idle) {
   World world(objects, 1);
   std::unique_ptr<Manager> manager = make(world.extent());
   manager->registerObjects(world.all());
   manager->setup();
-  std::vector<double> ms;
   std::size_t pairs = 0;
-  for (auto _ : state) {
-    if (!idle) world.move(objects / 100);
-    const auto start = std::chrono::steady_clock::now();
-    manager->update();
-    if (!idle) {
-      pairs = 0;
-      manager->collide(&pairs, count_pair);
-    }
-    const double took = ms_since(start);
-    state.SetIterationTime(took / 1e3);
-    ms.push_back(took);
-  }
-  state.counters["ms"] = median(ms);
+  time_batches(
+      state, [&] { if (!idle) world.move(objects / 100); },
+      [&] {
+        manager->update();
+        if (!idle) {
+          pairs = 0;
+          manager->collide(&pairs, count_pair);
+        }
+      });
   state.counters["pairs"] = static_cast<double>(pairs);
 }
 
 void bm_collide_obj(benchmark::State& state, const MakeManager& make) {
-  constexpr int kObjects = 10000;
-  constexpr int kCalls = 1000;
-  World world(kObjects, 2);
-  std::unique_ptr<Manager> manager = make(world.extent());
-  manager->registerObjects(world.all());
-  manager->setup();
-  std::vector<std::unique_ptr<Object>> probes;
-  for (int i = 0; i < kCalls; ++i) probes.push_back(world.probe());
-  std::vector<double> ms;
+  ProbedScene scene(2, 1000, make);
   std::size_t hits = 0;
-  for (auto _ : state) {
+  time_batches(state, [] {}, [&] {
     hits = 0;
-    const auto start = std::chrono::steady_clock::now();
-    for (const auto& probe : probes) manager->collide(probe.get(), &hits, count_pair);
-    const double took = ms_since(start);
-    state.SetIterationTime(took / 1e3);
-    ms.push_back(took);
-  }
-  state.counters["ms"] = median(ms);
+    for (const auto& probe : scene.probes) scene.manager->collide(probe.get(), &hits, count_pair);
+  });
   state.counters["pairs"] = static_cast<double>(hits);
 }
 
 void bm_distance_obj(benchmark::State& state, const MakeManager& make) {
-  constexpr int kObjects = 10000;
-  constexpr int kCalls = 100;
-  World world(kObjects, 3);
-  std::unique_ptr<Manager> manager = make(world.extent());
-  manager->registerObjects(world.all());
-  manager->setup();
-  std::vector<std::unique_ptr<Object>> probes;
-  for (int i = 0; i < kCalls; ++i) probes.push_back(world.probe());
-  std::vector<double> ms;
+  ProbedScene scene(3, 100, make);
   double total = 0;
-  for (auto _ : state) {
+  time_batches(state, [] {}, [&] {
     total = 0;
-    const auto start = std::chrono::steady_clock::now();
-    for (const auto& probe : probes) {
+    for (const auto& probe : scene.probes) {
       double best = std::numeric_limits<double>::max();
-      manager->distance(probe.get(), &best, aabb_distance);
+      scene.manager->distance(probe.get(), &best, aabb_distance);
       total += best;
     }
-    const double took = ms_since(start);
-    state.SetIterationTime(took / 1e3);
-    ms.push_back(took);
-  }
-  state.counters["ms"] = median(ms);
+  });
   state.counters["pairs"] = total;  // the sum of the minimum distances: the same for every manager
 }
 

@@ -25,7 +25,14 @@ namespace {
 
 using agrid::fuzz::FuzzInput;
 using agrid::fuzz::require;
+using agrid_fcl_test::collide_self;
+using agrid_fcl_test::CollideRecord;
+using agrid_fcl_test::collide_other;
+using agrid_fcl_test::DistanceRecord;
+using agrid_fcl_test::EveryPair;
 using agrid_fcl_test::narrowphase_distance;
+using agrid_fcl_test::Object;
+using agrid_fcl_test::ObjectPair;
 using agrid_fcl_test::offered_unpruned;
 using agrid_fcl_test::TestObject;
 
@@ -37,11 +44,6 @@ constexpr int kMaxCalls = 48;
 constexpr int kMaxBatch = 8;
 /// Objects of the other manager, for collide(other) and distance(other).
 constexpr int kOtherObjects = 4;
-
-template <typename S>
-using Object = fcl::CollisionObject<S>;
-template <typename S>
-using ObjectPair = std::pair<Object<S>*, Object<S>*>;
 
 template <typename S>
 fcl::AABB<S> aabb_from(FuzzInput& in) {
@@ -84,26 +86,6 @@ struct World {
     return r.empty() ? nullptr : r[b % r.size()];
   }
 };
-
-template <typename S>
-bool collide_record(Object<S>* a, Object<S>* b, void* data) {
-  static_cast<std::vector<ObjectPair<S>>*>(data)->emplace_back(a, b);
-  return false;
-}
-
-template <typename S>
-bool distance_record(Object<S>* a, Object<S>* b, void* data, S&) {
-  static_cast<std::vector<ObjectPair<S>>*>(data)->emplace_back(a, b);
-  return false;
-}
-
-template <typename S>
-bool distance_prune(Object<S>* a, Object<S>* b, void* data, S& dist) {
-  S& best = *static_cast<S*>(data);
-  best = std::min(best, narrowphase_distance(a, b));
-  dist = best;
-  return false;
-}
 
 template <typename S>
 bool overlapping(Object<S>* a, Object<S>* b) {
@@ -160,33 +142,29 @@ void check_everything(World<S>& world, Object<S>* probe, fcl::NaiveCollisionMana
   m.getObjects(listed);
   require(listed == ours && m.size() == ours.size() && m.empty() == ours.empty(), "getObjects");
 
-  std::vector<ObjectPair<S>> offered;
-  m.collide(&offered, collide_record<S>);
-  require(offered == brute_force<S>(ours, ours, true, overlapping<S>), "collide(self)");
-  offered.clear();
-  m.collide(probe, &offered, collide_record<S>);
-  require(offered == brute_force<S>({probe}, ours, false, overlapping<S>), "collide(obj)");
+  require(collide_self(m) == brute_force<S>(ours, ours, true, overlapping<S>), "collide(self)");
+  CollideRecord<S> one;
+  m.collide(probe, &one, &CollideRecord<S>::callback);
+  require(one.offered == brute_force<S>({probe}, ours, false, overlapping<S>), "collide(obj)");
   std::vector<Object<S>*> theirs;
   other.getObjects(theirs);
-  offered.clear();
-  m.collide(&other, &offered, collide_record<S>);
-  require(offered == brute_force<S>(ours, theirs, false, overlapping<S>), "collide(other)");
+  require(collide_other(m, other) == brute_force<S>(ours, theirs, false, overlapping<S>), "collide(other)");
 
-  S best = std::numeric_limits<S>::max();
-  offered.clear();
-  m.distance(&offered, distance_record<S>);
-  m.distance(&best, distance_prune<S>);
-  check_distance<S>(offered, brute_force<S>(ours, ours, true, offered_unpruned<S>), best, "distance(self)");
-  best = std::numeric_limits<S>::max();
-  offered.clear();
-  m.distance(probe, &offered, distance_record<S>);
-  m.distance(probe, &best, distance_prune<S>);
-  check_distance<S>(offered, brute_force<S>({probe}, ours, false, offered_unpruned<S>), best, "distance(obj)");
-  best = std::numeric_limits<S>::max();
-  offered.clear();
-  m.distance(&other, &offered, distance_record<S>);
-  m.distance(&other, &best, distance_prune<S>);
-  check_distance<S>(offered, brute_force<S>(ours, theirs, false, offered_unpruned<S>), best, "distance(other)");
+  EveryPair<S> all;
+  DistanceRecord<S> pruned;
+  m.distance(&all, &EveryPair<S>::callback);
+  m.distance(&pruned, &DistanceRecord<S>::callback);
+  check_distance<S>(all.offered, brute_force<S>(ours, ours, true, offered_unpruned<S>), pruned.best, "distance(self)");
+  all = {};
+  pruned = {};
+  m.distance(probe, &all, &EveryPair<S>::callback);
+  m.distance(probe, &pruned, &DistanceRecord<S>::callback);
+  check_distance<S>(all.offered, brute_force<S>({probe}, ours, false, offered_unpruned<S>), pruned.best, "distance(obj)");
+  all = {};
+  pruned = {};
+  m.distance(&other, &all, &EveryPair<S>::callback);
+  m.distance(&other, &pruned, &DistanceRecord<S>::callback);
+  check_distance<S>(all.offered, brute_force<S>(ours, theirs, false, offered_unpruned<S>), pruned.best, "distance(other)");
 }
 
 template <typename S>

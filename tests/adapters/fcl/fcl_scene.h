@@ -107,6 +107,32 @@ struct CollideRecord {
   }
 };
 
+/// What collide(self) offers, in order.
+template <typename S>
+std::vector<ObjectPair<S>> collide_self(const fcl::BroadPhaseCollisionManager<S>& m) {
+  CollideRecord<S> r;
+  m.collide(&r, &CollideRecord<S>::callback);
+  return r.offered;
+}
+
+/// What collide(obj) offers of the pairs whose AABBs overlap, in order.
+template <typename S>
+std::vector<ObjectPair<S>> collide_one(const fcl::BroadPhaseCollisionManager<S>& m, Object<S>* obj) {
+  CollideRecord<S> r;
+  r.overlapping_only = true;
+  m.collide(obj, &r, &CollideRecord<S>::callback);
+  return r.offered;
+}
+
+/// What collide(other) offers, in order.
+template <typename S>
+std::vector<ObjectPair<S>> collide_other(const fcl::BroadPhaseCollisionManager<S>& m,
+                                         fcl::BroadPhaseCollisionManager<S>& other) {
+  CollideRecord<S> r;
+  m.collide(&other, &r, &CollideRecord<S>::callback);
+  return r.offered;
+}
+
 /// The pairs as a sorted list of unordered pairs (each (lower address, higher address)).
 template <typename S>
 std::vector<ObjectPair<S>> unordered(std::vector<ObjectPair<S>> pairs) {
@@ -122,6 +148,16 @@ std::vector<ObjectPair<S>> sorted(std::vector<ObjectPair<S>> pairs) {
   std::sort(pairs.begin(), pairs.end(), std::less<>{});
   return pairs;
 }
+
+/// What a distance call offers when its callback never prunes: every pair, in order.
+template <typename S>
+struct EveryPair {
+  std::vector<ObjectPair<S>> offered;
+  static bool callback(Object<S>* a, Object<S>* b, void* data, S&) {
+    static_cast<EveryPair*>(data)->offered.emplace_back(a, b);
+    return false;  // dist untouched: nothing is pruned
+  }
+};
 
 template <typename S>
 bool is_valid_aabb(const fcl::AABB<S>& a) {

@@ -21,9 +21,7 @@ TYPED_TEST_SUITE(FclBadInput, Scalars);
 
 template <typename S>
 std::vector<ObjectPair<S>> self_pairs(const fcl::BroadPhaseCollisionManager<S>& m) {
-  CollideRecord<S> r;
-  m.collide(&r, &CollideRecord<S>::callback);
-  return unordered<S>(r.offered);
+  return unordered<S>(collide_self(m));
 }
 
 template <typename S>

@@ -22,29 +22,6 @@ class FclManager : public ::testing::Test {};
 using Scalars = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FclManager, Scalars);
 
-template <typename S>
-std::vector<ObjectPair<S>> collide_self(const fcl::BroadPhaseCollisionManager<S>& m) {
-  CollideRecord<S> r;
-  m.collide(&r, &CollideRecord<S>::callback);
-  return r.offered;
-}
-
-template <typename S>
-std::vector<ObjectPair<S>> collide_one(const fcl::BroadPhaseCollisionManager<S>& m, Object<S>* obj) {
-  CollideRecord<S> r;
-  r.overlapping_only = true;
-  m.collide(obj, &r, &CollideRecord<S>::callback);
-  return r.offered;
-}
-
-template <typename S>
-std::vector<ObjectPair<S>> collide_other(const fcl::BroadPhaseCollisionManager<S>& m,
-                                         fcl::BroadPhaseCollisionManager<S>& other) {
-  CollideRecord<S> r;
-  m.collide(&other, &r, &CollideRecord<S>::callback);
-  return r.offered;
-}
-
 // Each object's position in getObjects(): agrid's order of numbers.
 template <typename S>
 std::map<Object<S>*, std::size_t> ranks(const agrid::fcl::Manager<S>& m) {
@@ -372,16 +349,6 @@ TYPED_TEST(FclManager, ConstCallsFromFourThreadsAtOnceAnswerAsOneThread) {
 }
 
 }  // namespace
-// What a distance call offers when its callback never prunes: every pair, in order.
-template <typename S>
-struct EveryPair {
-  std::vector<ObjectPair<S>> offered;
-  static bool callback(Object<S>* a, Object<S>* b, void* data, S&) {
-    static_cast<EveryPair*>(data)->offered.emplace_back(a, b);
-    return false;  // dist untouched: nothing is pruned
-  }
-};
-
 // `offered` holds each of `expected` exactly once (as unordered pairs), nearest first.
 template <typename S>
 void expect_every_pair_once_nearest_first(const std::vector<ObjectPair<S>>& offered,
