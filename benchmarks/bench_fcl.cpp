@@ -7,6 +7,8 @@
 //   computeAABB are the user's, the same for every manager); timed: update() + collide(self).
 // BM_fcl_idle/<n>/<manager>: update() with nothing moved.
 // BM_fcl_collide_obj/10k/<manager>: 1,000 collide(obj) of random unit boxes against the scene.
+// BM_fcl_collide_other/10k/<manager>: 100 managers of 10 random unit boxes (a robot's links), each
+//   collide(scene), the scene's manager of the same type.
 // BM_fcl_distance_obj/10k/<manager>: 100 distance(obj) of random boxes against the scene.
 // BM_fcl_planning/<manager>: a six-link arm's 10,000 checks (each link's collide(obj)) against a
 //   cluttered table of 300 objects.
@@ -212,6 +214,26 @@ void bm_distance_obj(benchmark::State& state, const MakeManager& make) {
   state.counters["pairs"] = total;  // the sum of the minimum distances: the same for every manager
 }
 
+/// A robot's manager against the world's, as a planner checks them: 100 managers of 10 objects
+/// each (of the same type as the world's), each asked collide(world).
+void bm_collide_other(benchmark::State& state, const MakeManager& make) {
+  constexpr int kRobots = 100;
+  constexpr int kLinks = 10;
+  ProbedScene scene(4, kRobots * kLinks, make);
+  std::vector<std::unique_ptr<Manager>> robots;
+  for (int r = 0; r < kRobots; ++r) {
+    robots.push_back(make(scene.world.extent()));
+    for (int k = 0; k < kLinks; ++k) robots.back()->registerObject(scene.probes[static_cast<std::size_t>(r * kLinks + k)].get());
+    robots.back()->setup();
+  }
+  std::size_t hits = 0;
+  time_batches(state, [] {}, [&] {
+    hits = 0;
+    for (const auto& robot : robots) robot->collide(scene.manager.get(), &hits, count_pair);
+  });
+  state.counters["pairs"] = static_cast<double>(hits);
+}
+
 /// A six-link arm stepping at random over a table of 300 boxes: each check poses the arm (the
 /// user's part, untimed) and asks the scene for each link's collide(obj).
 void bm_planning(benchmark::State& state, const MakeManager& make) {
@@ -282,6 +304,9 @@ int main(int argc, char** argv) {
     }
     benchmark::RegisterBenchmark(("BM_fcl_collide_obj/10k/" + name).c_str(),
                                  [=](benchmark::State& s) { bm_collide_obj(s, make); })
+        ->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("BM_fcl_collide_other/10k/" + name).c_str(),
+                                 [=](benchmark::State& s) { bm_collide_other(s, make); })
         ->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("BM_fcl_distance_obj/10k/" + name).c_str(),
                                  [=](benchmark::State& s) { bm_distance_obj(s, make); })

@@ -2,10 +2,10 @@
 // AABB changed and read by update(), update(obj) or update(objs)) decoded from the fuzzer's bytes,
 // for float or double, with AABBs of any coordinates (NaN, infinite, inverted, denormal, huge).
 // After each call every query is checked against brute force over the registered objects:
-// collide (self, one object, another manager) offers exactly the valid pairs whose AABBs overlap,
-// each once, in the documented order; distance (the same three) offers, with a callback that never
-// prunes, every valid pair of finite AABB distance once, nearest first, and with one that prunes,
-// the brute-force minimum. The checks themselves read no byte: the corpus decodes as it did.
+// collide (self, one object, another manager: FCL's NaiveCollisionManager or another agrid one)
+// offers exactly the valid pairs whose AABBs overlap, each once, in the documented order; distance
+// (the same three) offers, with a callback that never prunes, every valid pair of finite AABB
+// distance once, nearest first, and with one that prunes, the brute-force minimum. The checks themselves read no byte: the corpus decodes as it did.
 
 #include <fcl/broadphase/broadphase_bruteforce.h>
 
@@ -42,7 +42,8 @@ constexpr std::size_t kMaxObjects = 32;
 constexpr int kMaxCalls = 48;
 /// Objects a registerObjects batch adds at most.
 constexpr int kMaxBatch = 8;
-/// Objects of the other manager, for collide(other) and distance(other).
+/// Objects of the other manager (FCL's NaiveCollisionManager or another agrid one), for
+/// collide(other) and distance(other): fewer than ours or more.
 constexpr int kOtherObjects = 4;
 
 template <typename S>
@@ -135,7 +136,7 @@ void check_distance(const std::vector<ObjectPair<S>>& offered, const std::vector
 }
 
 template <typename S>
-void check_everything(World<S>& world, Object<S>* probe, fcl::NaiveCollisionManager<S>& other) {
+void check_everything(World<S>& world, Object<S>* probe, fcl::BroadPhaseCollisionManager<S>& other) {
   const agrid::fcl::Manager<S>& m = world.manager;
   const std::vector<Object<S>*> ours = world.registered();
   std::vector<Object<S>*> listed;
@@ -168,10 +169,15 @@ void check_everything(World<S>& world, Object<S>* probe, fcl::NaiveCollisionMana
 }
 
 template <typename S>
-void run(FuzzInput& in) {
+void run(FuzzInput& in, bool agrid_other) {
   World<S> world;
-  fcl::NaiveCollisionManager<S> other;
-  for (int k = 0; k < kOtherObjects; ++k) other.registerObject(world.make(aabb_from<S>(in)));
+  std::unique_ptr<fcl::BroadPhaseCollisionManager<S>> other;
+  if (agrid_other) {
+    other = std::make_unique<agrid::fcl::Manager<S>>();
+  } else {
+    other = std::make_unique<fcl::NaiveCollisionManager<S>>();
+  }
+  for (int k = 0; k < kOtherObjects; ++k) other->registerObject(world.make(aabb_from<S>(in)));
   for (int call = 0; call < kMaxCalls && !in.empty(); ++call) {
     const std::uint8_t op = in.byte();
     Object<S>* probe = nullptr;
@@ -214,7 +220,7 @@ void run(FuzzInput& in) {
       }
     }
     if (probe == nullptr) probe = world.make(aabb_from<S>(in));
-    check_everything<S>(world, probe, other);
+    check_everything<S>(world, probe, *other);
   }
 }
 
@@ -222,10 +228,12 @@ void run(FuzzInput& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzInput in(data, size);
-  if ((in.byte() & 1) == 0) {
-    run<float>(in);
+  const std::uint8_t kinds = in.byte();  // the scalar, and whether the other manager is agrid's
+  const bool agrid_other = (kinds & 2) != 0;
+  if ((kinds & 1) == 0) {
+    run<float>(in, agrid_other);
   } else {
-    run<double>(in);
+    run<double>(in, agrid_other);
   }
   return 0;
 }

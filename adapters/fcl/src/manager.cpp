@@ -147,7 +147,7 @@ class FirstReach {
  public:
   void add(const Aabb<S>& a) {
     const S extent = largest_extent(a);
-    if (!std::isfinite(extent)) return;
+    if (!is_valid(a) || !std::isfinite(extent)) return;
     sum_ += extent;
     ++count_;
   }
@@ -204,6 +204,33 @@ struct Manager<S>::Impl {
     }
   }
 
+  template <typename Visit>
+  void for_each_valid(Visit visit) const {
+    for_each_live([&](Handle h) {
+      if (is_valid(aabbs[h])) visit(h);
+    });
+  }
+
+  // Calls visit(h) for each registered object whose AABB overlaps the valid `aabb` by
+  // fcl::AABB::overlap, in no particular order.
+  template <typename Visit>
+  void for_each_overlapping(const Aabb<S>& aabb, Visit visit) const {
+    broadphase.for_each_overlap(to_box(aabb), [&](Handle h) {
+      if (aabbs[h].overlap(aabb)) visit(h);
+    });
+  }
+
+  // Calls visit(ours, theirs) for each pair of an object here and one of `them` whose AABBs
+  // overlap: the smaller side's objects query the larger side's broadphase.
+  template <typename Visit>
+  void for_each_overlapping(const Impl& them, Visit visit) const {
+    if (handles.size() <= them.handles.size()) {
+      for_each_valid([&](Handle h) { them.for_each_overlapping(aabbs[h], [&](Handle t) { visit(h, t); }); });
+    } else {
+      them.for_each_valid([&](Handle t) { for_each_overlapping(them.aabbs[t], [&](Handle h) { visit(h, t); }); });
+    }
+  }
+
   // One probe's part of a distance round: visit(h, d) for each registered object h whose AABB
   // distance d from `probe` lies in [done, reach). True iff the query found every valid object.
   template <typename Visit>
@@ -216,6 +243,33 @@ struct Manager<S>::Impl {
     });
     const BroadphaseStats stats = broadphase.stats();
     return found == stats.objects - stats.invalid;
+  }
+
+  // A distance round between the objects here and those of `them` (this same Impl for the manager
+  // with itself): visit(ours, theirs, d) for each pair whose AABB distance d lies in [done, reach),
+  // the smaller side's objects probing the larger side. True iff every probe found every valid
+  // object.
+  template <typename Visit>
+  bool visit_within(const Impl& them, S done, S reach, Visit visit) const {
+    bool found_everything = true;
+    if (handles.size() <= them.handles.size()) {
+      for_each_valid([&](Handle h) {
+        found_everything &= them.visit_within(aabbs[h], done, reach, [&](Handle t, S d) { visit(h, t, d); });
+      });
+    } else {
+      them.for_each_valid([&](Handle t) {
+        found_everything &= visit_within(them.aabbs[t], done, reach, [&](Handle h, S d) { visit(h, t, d); });
+      });
+    }
+    return found_everything;
+  }
+
+  // The first reach of a distance round with `them`: that of the probing side's objects.
+  S first_reach(const Impl& them) const {
+    const Impl& probes = handles.size() <= them.handles.size() ? *this : them;
+    FirstReach<S> reach;
+    probes.for_each_valid([&](Handle h) { reach.add(probes.aabbs[h]); });
+    return reach.get();
   }
 };
 
@@ -301,9 +355,10 @@ void Manager<S>::collide(Object<S>* obj, void* cdata, ::fcl::CollisionCallBack<S
   const Aabb<S>& aabb = obj->getAABB();
   if (!is_valid(aabb)) return;
   std::vector<Handle> found;
-  impl_->broadphase.query(to_box(aabb), found);
+  impl_->for_each_overlapping(aabb, [&](Handle h) { found.push_back(h); });
+  std::sort(found.begin(), found.end());
   for (const Handle h : found) {
-    if (aabb.overlap(impl_->aabbs[h]) && callback(obj, impl_->objects[h], cdata)) return;
+    if (callback(obj, impl_->objects[h], cdata)) return;
   }
 }
 
@@ -335,23 +390,16 @@ void Manager<S>::collide(void* cdata, ::fcl::CollisionCallBack<S> callback) cons
 template <typename S>
 void Manager<S>::distance(void* cdata, ::fcl::DistanceCallBack<S> callback) const {
   require(callback != nullptr, "agrid::fcl::Manager::distance: a null callback");
-  FirstReach<S> first_reach;
-  impl_->for_each_live([&](Handle h) { first_reach.add(impl_->aabbs[h]); });
+  const Impl& all = *impl_;
   offer_nearest_in_rounds<S>(
-      first_reach.get(),
+      all.first_reach(all),
       [&](S done, S reach, std::vector<Candidate<S>>& round) {
-        bool found_everything = true;
-        impl_->for_each_live([&](Handle lower) {
-          const Aabb<S>& probe = impl_->aabbs[lower];
-          if (!is_valid(probe)) return;
-          found_everything &= impl_->visit_within(probe, done, reach, [&](Handle higher, S d) {
-            if (lower < higher) round.push_back({d, lower, higher});
-          });
+        return all.visit_within(all, done, reach, [&](Handle lower, Handle higher, S d) {
+          if (lower < higher) round.push_back({d, lower, higher});
         });
-        return found_everything;
       },
-      [&](const Candidate<S>& c) { return std::make_pair(impl_->objects[c.first], impl_->objects[c.second]); },
-      cdata, callback);
+      [&](const Candidate<S>& c) { return std::make_pair(all.objects[c.first], all.objects[c.second]); }, cdata,
+      callback);
 }
 
 template <typename S>
@@ -363,22 +411,28 @@ void Manager<S>::collide(::fcl::BroadPhaseCollisionManager<S>* other_manager, vo
     collide(cdata, callback);
     return;
   }
+  // (our number, their key) ascending: the key is the position in other->getObjects(), or for an
+  // agrid manager its number, which orders getObjects() as well.
+  std::vector<std::pair<Handle, std::uint32_t>> found;
+  const auto offer = [&](auto their_object) {
+    std::sort(found.begin(), found.end());
+    for (const auto& [h, key] : found) {
+      if (callback(impl_->objects[h], their_object(key), cdata)) return;
+    }
+  };
+  if (const auto* agrid_other = dynamic_cast<const Manager*>(other_manager)) {
+    const Impl& them = *agrid_other->impl_;
+    impl_->for_each_overlapping(them, [&](Handle h, Handle t) { found.emplace_back(h, t); });
+    offer([&](std::uint32_t t) { return them.objects[t]; });
+    return;
+  }
   std::vector<Object<S>*> theirs;
   other_manager->getObjects(theirs);
-  std::vector<std::pair<Handle, std::uint32_t>> found;
-  std::vector<Handle> hits;
   for (std::uint32_t j = 0; j < theirs.size(); ++j) {
     const Aabb<S>& aabb = theirs[j]->getAABB();
-    if (!is_valid(aabb)) continue;
-    impl_->broadphase.query(to_box(aabb), hits);
-    for (const Handle h : hits) {
-      if (impl_->aabbs[h].overlap(aabb)) found.emplace_back(h, j);
-    }
+    if (is_valid(aabb)) impl_->for_each_overlapping(aabb, [&](Handle h) { found.emplace_back(h, j); });
   }
-  std::sort(found.begin(), found.end());
-  for (const auto& [h, j] : found) {
-    if (callback(impl_->objects[h], theirs[j], cdata)) return;
-  }
+  offer([&](std::uint32_t j) { return theirs[j]; });
 }
 
 template <typename S>
@@ -388,6 +442,18 @@ void Manager<S>::distance(::fcl::BroadPhaseCollisionManager<S>* other_manager, v
   require(callback != nullptr, "agrid::fcl::Manager::distance: a null callback");
   if (other_manager == this) {
     distance(cdata, callback);
+    return;
+  }
+  // Candidates as in collide(other): (our number, their key).
+  if (const auto* agrid_other = dynamic_cast<const Manager*>(other_manager)) {
+    const Impl& them = *agrid_other->impl_;
+    offer_nearest_in_rounds<S>(
+        impl_->first_reach(them),
+        [&](S done, S reach, std::vector<Candidate<S>>& round) {
+          return impl_->visit_within(them, done, reach, [&](Handle h, Handle t, S d) { round.push_back({d, h, t}); });
+        },
+        [&](const Candidate<S>& c) { return std::make_pair(impl_->objects[c.first], them.objects[c.second]); }, cdata,
+        callback);
     return;
   }
   std::vector<Object<S>*> theirs;

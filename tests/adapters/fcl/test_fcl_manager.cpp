@@ -199,7 +199,7 @@ TYPED_TEST(FclManager, CollidesAndMeasuresAgainstOtherManagers) {
   auto more = scene.random(30, S(8));
   xs.insert(xs.end(), more.begin(), more.end());
   auto ys = scene.lattice(3, 2, fcl::Vector3<S>(S(2), S(1), S(1)));  // touching and overlapping xs
-  more = scene.random(30, S(8));
+  more = scene.random(60, S(8));  // more than xs: each side is the smaller one in one direction
   ys.insert(ys.end(), more.begin(), more.end());
 
   for (int direction = 0; direction < 2; ++direction) {
@@ -426,24 +426,34 @@ TYPED_TEST(FclManager, DistanceRoundsOfferEveryPairOnceNearestFirstWhenNothingPr
   ASSERT_GT(expected.size(), objects.size());
   expect_every_pair_once_nearest_first<S>(self.offered, expected);
 
-  // Against another manager holding the same scene's traps and a few more: (ours, theirs).
+  // Against other managers holding the same scene's traps and a few more, (ours, theirs): a
+  // NaiveCollisionManager, and agrid managers smaller and larger than ours (the smaller side's
+  // objects probe the larger's broadphase).
   std::vector<Object<S>*> theirs(objects.end() - 12, objects.end());
   const auto more = scene.random(40, S(30));
   theirs.insert(theirs.end(), more.begin(), more.end());
-  fcl::NaiveCollisionManager<S> other;
-  other.registerObjects(theirs);
-  EveryPair<S> across;
-  ours.distance(&other, &across, &EveryPair<S>::callback);
-  expected.clear();
-  for (Object<S>* a : objects) {
-    for (Object<S>* b : theirs) {
-      if (offered_unpruned(a, b)) expected.emplace_back(a, b);
+  fcl::NaiveCollisionManager<S> naive_other;
+  naive_other.registerObjects(theirs);
+  agrid::fcl::Manager<S> agrid_other;
+  agrid_other.registerObjects(theirs);
+  const auto expect_across = [&](const fcl::BroadPhaseCollisionManager<S>& mine, const std::vector<Object<S>*>& my_objects,
+                                 fcl::BroadPhaseCollisionManager<S>& other, const std::vector<Object<S>*>& other_objects) {
+    EveryPair<S> across;
+    mine.distance(&other, &across, &EveryPair<S>::callback);
+    std::vector<ObjectPair<S>> expected_across;
+    for (Object<S>* a : my_objects) {
+      for (Object<S>* b : other_objects) {
+        if (offered_unpruned(a, b)) expected_across.emplace_back(a, b);
+      }
     }
-  }
-  for (const auto& [a, b] : across.offered) {
-    EXPECT_NE(std::find(objects.begin(), objects.end(), a), objects.end()) << "ours first";
-  }
-  expect_every_pair_once_nearest_first<S>(across.offered, expected);
+    for (const auto& [a, b] : across.offered) {
+      EXPECT_NE(std::find(my_objects.begin(), my_objects.end(), a), my_objects.end()) << "mine first";
+    }
+    expect_every_pair_once_nearest_first<S>(across.offered, expected_across);
+  };
+  expect_across(ours, objects, naive_other, theirs);
+  expect_across(ours, objects, agrid_other, theirs);
+  expect_across(agrid_other, theirs, ours, objects);
 }
 
 }  // namespace agrid_fcl_test

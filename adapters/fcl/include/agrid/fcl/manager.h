@@ -26,7 +26,8 @@ namespace fcl {
 ///   f(lower, higher) ascending by (lower, higher) number; collide(obj, ...) as f(obj, other)
 ///   for the registered objects overlapping obj in ascending number, obj itself included when it
 ///   is registered (as NaiveCollisionManager); collide(other, ...) as f(ours, theirs) ascending by
-///   (our number, position in other->getObjects()), or collide(cdata, f) when other is this.
+///   (our number, position in other->getObjects()), or collide(cdata, f) when other is this;
+///   against another agrid manager, the smaller one's objects query the larger one.
 /// * distance() offers the pairs nearest first by AABB distance (ties by the same order as
 ///   collide), passing the best distance so far (initially the largest S), and stops once the
 ///   next pair's AABB distance is not below it or the callback returns true: the same minimum
