@@ -27,13 +27,15 @@ namespace detail {
 /// finite x gives +-FLT_MAX or -inf).
 [[nodiscard]] inline float round_down_to_float(double x) noexcept {
   const auto f = static_cast<float>(x);  // to nearest: at most one float off
-  return static_cast<double>(f) > x ? detail::step_float(f, false) : f;
+  const float below = detail::step_float(f, false);  // both ways, then a select: no branch to mispredict
+  return static_cast<double>(f) > x ? below : f;
 }
 
 /// The smallest float >= x; as round_down_to_float.
 [[nodiscard]] inline float round_up_to_float(double x) noexcept {
   const auto f = static_cast<float>(x);
-  return static_cast<double>(f) < x ? detail::step_float(f, true) : f;
+  const float above = detail::step_float(f, true);
+  return static_cast<double>(f) < x ? above : f;
 }
 
 }  // namespace agrid
