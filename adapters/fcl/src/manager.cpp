@@ -111,9 +111,9 @@ Box reach_box(const Aabb<S>& a, S reach) {
 // [done, reach), found by reach_box queries, sorts and offers them; every pair not offered yet is
 // then at least `reach` away, so the walk ends once the best distance is within the reach. The
 // reaches: first_round_reach (the overlapping and touching pairs), then `first_reach`, growing as
-// kReachGrowth says, and infinity after a round whose queries found every object. `gather(done, reach, round)`
-// appends the round's pairs and says whether its queries found every object; `objects(c)` gives
-// the pair of a candidate.
+// kReachGrowth says, and infinity after a round whose queries found every object.
+// `gather(done, reach, round)` appends the round's pairs and says whether its queries found every
+// object; `objects(c)` gives the pair of a candidate.
 template <typename S, typename Gather, typename Objects>
 void offer_nearest_in_rounds(S first_reach, Gather gather, Objects objects, void* cdata,
                              ::fcl::DistanceCallBack<S> callback) {
@@ -121,7 +121,7 @@ void offer_nearest_in_rounds(S first_reach, Gather gather, Objects objects, void
   S min_dist = std::numeric_limits<S>::max();
   S done = 0;
   S reach = first_round_reach<S>();
-  S growth = kReachGrowth;
+  S growth = S(kReachGrowth);
   std::vector<Candidate<S>> round;
   for (;;) {
     round.clear();
@@ -220,15 +220,29 @@ struct Manager<S>::Impl {
     });
   }
 
+  // Pairs between the objects here and those of `them` (another agrid manager, or this one) are
+  // found by the smaller side's objects querying the larger side's broadphase: calls
+  // probe(aabb, probed, pair_of) for each valid object of the smaller side, where probed is the
+  // larger side and pair_of(h) gives (ours, theirs) for a probed object h.
+  template <typename Probe>
+  void for_each_probe(const Impl& them, Probe probe) const {
+    if (handles.size() <= them.handles.size()) {
+      for_each_valid([&](Handle h) { probe(aabbs[h], them, [h](Handle t) { return std::make_pair(h, t); }); });
+    } else {
+      them.for_each_valid([&](Handle t) { probe(them.aabbs[t], *this, [t](Handle h) { return std::make_pair(h, t); }); });
+    }
+  }
+
   // Calls visit(ours, theirs) for each pair of an object here and one of `them` whose AABBs
-  // overlap: the smaller side's objects query the larger side's broadphase.
+  // overlap.
   template <typename Visit>
   void for_each_overlapping(const Impl& them, Visit visit) const {
-    if (handles.size() <= them.handles.size()) {
-      for_each_valid([&](Handle h) { them.for_each_overlapping(aabbs[h], [&](Handle t) { visit(h, t); }); });
-    } else {
-      them.for_each_valid([&](Handle t) { for_each_overlapping(them.aabbs[t], [&](Handle h) { visit(h, t); }); });
-    }
+    for_each_probe(them, [&](const Aabb<S>& aabb, const Impl& probed, auto pair_of) {
+      probed.for_each_overlapping(aabb, [&](Handle h) {
+        const auto [ours, theirs] = pair_of(h);
+        visit(ours, theirs);
+      });
+    });
   }
 
   // One probe's part of a distance round: visit(h, d) for each registered object h whose AABB
@@ -252,23 +266,19 @@ struct Manager<S>::Impl {
   template <typename Visit>
   bool visit_within(const Impl& them, S done, S reach, Visit visit) const {
     bool found_everything = true;
-    if (handles.size() <= them.handles.size()) {
-      for_each_valid([&](Handle h) {
-        found_everything &= them.visit_within(aabbs[h], done, reach, [&](Handle t, S d) { visit(h, t, d); });
+    for_each_probe(them, [&](const Aabb<S>& aabb, const Impl& probed, auto pair_of) {
+      found_everything &= probed.visit_within(aabb, done, reach, [&](Handle h, S d) {
+        const auto [ours, theirs] = pair_of(h);
+        visit(ours, theirs, d);
       });
-    } else {
-      them.for_each_valid([&](Handle t) {
-        found_everything &= visit_within(them.aabbs[t], done, reach, [&](Handle h, S d) { visit(h, t, d); });
-      });
-    }
+    });
     return found_everything;
   }
 
   // The first reach of a distance round with `them`: that of the probing side's objects.
   S first_reach(const Impl& them) const {
-    const Impl& probes = handles.size() <= them.handles.size() ? *this : them;
     FirstReach<S> reach;
-    probes.for_each_valid([&](Handle h) { reach.add(probes.aabbs[h]); });
+    for_each_probe(them, [&](const Aabb<S>& aabb, const Impl&, auto) { reach.add(aabb); });
     return reach.get();
   }
 };
