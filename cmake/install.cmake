@@ -1,4 +1,4 @@
-# Installation: headers, libraries, a relocatable CMake package (find_package(agrid 0.3 CONFIG
+# Installation: headers, libraries, a relocatable CMake package (find_package(agrid <major.minor> CONFIG
 # COMPONENTS bullet), or fcl) and pkg-config files (agrid, agrid-bullet, agrid-bullet-float64,
 # agrid-fcl). Each file belongs to an install component, one per package cmake/package.cmake
 # makes: dev (the core library), bullet (the Bullet adapters) and fcl (the FCL adapter); the
@@ -50,7 +50,7 @@ configure_package_config_file(cmake/agridConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/agridConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/agrid
   PATH_VARS AGRID_TSAN_SUPPRESSIONS_FILE)
-# 0.x: a minor version may change the interface, so find_package(agrid 0.3) takes 0.3.x only.
+# 0.x: a minor version may change the interface, so find_package(agrid 0.4) takes 0.4.x only.
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/agridConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/agridConfig.cmake
