@@ -1,6 +1,10 @@
 // round_down_to_float and round_up_to_float (agrid/float_rounding.h) against std::nextafter's
 // definition of the neighbouring float: on the special values (zeros, subnormals, the largest
-// float and just beyond it, infinities, NaN) and on doubles of every exponent.
+// float and just beyond it, infinities, NaN) and on doubles of every exponent. And what "exact"
+// means for double boxes, which every adapter taking doubles (Python's float64 arrays, Bullet's
+// double btScalar, FCL's double) rounds outward so: double boxes that overlap are always paired;
+// apart, they are paired iff no two floats lie between them (so always when less than a float step
+// apart: a superset of the double pairs by at most float rounding, never a miss).
 
 #include <gtest/gtest.h>
 
@@ -9,6 +13,7 @@
 #include <random>
 #include <vector>
 
+#include "agrid/agrid.h"
 #include "agrid/float_rounding.h"
 
 namespace {
@@ -66,6 +71,58 @@ TEST(FloatRounding, DoublesOfEveryExponentMatchNextafter) {
   for (int i = 0; i < 200000; ++i) {
     const double x = std::ldexp(mantissa(random), exponent(random)) * (i % 2 == 0 ? 1 : -1);
     expect_rounded_outward(x);
+  }
+}
+
+/// A double box, as an adapter is given it.
+struct DoubleBox {
+  double min[3];
+  double max[3];
+};
+
+/// The box agrid stores for a double one: each min rounded down, each max rounded up.
+agrid::Box stored(const DoubleBox& b) {
+  return {{agrid::round_down_to_float(b.min[0]), agrid::round_down_to_float(b.min[1]), agrid::round_down_to_float(b.min[2])},
+          {agrid::round_up_to_float(b.max[0]), agrid::round_up_to_float(b.max[1]), agrid::round_up_to_float(b.max[2])}};
+}
+
+/// True iff agrid pairs the two double boxes.
+bool paired(const DoubleBox& a, const DoubleBox& b) {
+  const std::vector<agrid::Box> boxes = {stored(a), stored(b)};
+  return !agrid::find_all_pairs(boxes).empty();
+}
+
+/// A unit-high box from x to x + width on the x axis.
+DoubleBox slab(double x, double width) { return {{x, 0.0, 0.0}, {x + width, 1.0, 1.0}}; }
+
+TEST(FloatRounding, DoubleBoxesArePairedIffNoTwoFloatsLieBetween) {
+  std::mt19937_64 random(42);
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  std::uniform_int_distribution<int> exponent(-20, 20);
+  std::uniform_real_distribution<double> share(0.0, 1.0);
+  constexpr int kFaces = 20000;
+  for (int i = 0; i < kFaces; ++i) {
+    // The first box ends at `face`, a double between two floats; above it lie the floats
+    // `first_float` and `second_float`.
+    const double face = std::ldexp(mantissa(random), exponent(random)) * (i % 2 == 0 ? 1 : -1);
+    const float first_float = agrid::round_up_to_float(face);
+    const float second_float = std::nextafter(first_float, Floats::infinity());
+    ASSERT_LT(face, static_cast<double>(first_float)) << face;
+    const DoubleBox ending = slab(face - 1.0, 1.0);
+    // Overlapping or touching as doubles: paired.
+    EXPECT_TRUE(paired(ending, slab(face - share(random), 1.0))) << face;
+    EXPECT_TRUE(paired(ending, slab(face, 1.0))) << face;
+    // Apart, with one float between (less than a float step apart, or nearly two): paired.
+    const double one_float_between =
+        static_cast<double>(first_float) + share(random) * (static_cast<double>(second_float) - static_cast<double>(first_float));
+    EXPECT_TRUE(paired(ending, slab(std::nextafter(face, Doubles::infinity()), 1.0))) << face;
+    EXPECT_TRUE(paired(ending, slab(std::nextafter(static_cast<double>(second_float), -Doubles::infinity()), 1.0))) << face;
+    if (one_float_between < static_cast<double>(second_float)) {
+      EXPECT_TRUE(paired(ending, slab(one_float_between, 1.0))) << face;
+    }
+    // Apart, with two floats between: never paired.
+    EXPECT_FALSE(paired(ending, slab(static_cast<double>(second_float), 1.0))) << face;
+    EXPECT_FALSE(paired(ending, slab(static_cast<double>(second_float) + share(random), 1.0))) << face;
   }
 }
 

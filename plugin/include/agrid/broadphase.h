@@ -63,8 +63,9 @@ struct BroadphaseStats {
 /// candidates, so that a resting object that moves inside its fat box costs the exact re-test of
 /// its own candidates, and an unchanged one nothing. The other objects are *moving*: each update
 /// finds their pairs with the adaptive grid (the tree of grids on all threads when many) and
-/// queries the resting tree with their boxes. Pairs and queries are exact. Boxes are closed; an
-/// invalid box pairs with nothing. Results do not depend on the number of threads. See
+/// queries the resting tree with their boxes. Pairs and queries are exact on the boxes as given
+/// (floats, compared without tolerance; double input is rounded outward to floats first, see
+/// agrid/float_rounding.h). Boxes are closed; an invalid box pairs with nothing. Results do not depend on the number of threads. See
 /// docs/broadphase.md for the costs of each kind of change.
 class Broadphase {
  public:
