@@ -2,14 +2,14 @@
 // same source times today's implementation and any later one.
 //
 // BM_broadphase/<scene>: one iteration is one step: the step's set_box, create and remove calls,
-// then update(). Boxes at about one overlap a box (broadphase_scenes.h); each scene is warmed up
+// then update(). Boxes at about one overlap a box (agrid_scenes/step_scenes.h); each scene is warmed up
 // untimed into its steady state, then a fixed number of steps is timed, one thread. Counters:
 //   median_ms, max_ms   median and slowest timed step
 //   bytes_per_object    stats().bytes_held / live objects after the last step
 //   peak_bytes_per_object   the most stats().bytes_held after any update (the first, busy one
 //                       over the whole world, included) / live objects after the last step
 //   objects, pairs, moving, changed   stats() after the last step
-// BM_broadphase/scatter-50k: 50,000 boxes that all move every step (broadphase_scenes.h's
+// BM_broadphase/scatter-50k: 50,000 boxes that all move every step (agrid_scenes/step_scenes.h's
 // RandomWalk: a velocity each, 1% of them given a new one a step, at density 0.1: 0.4 pairs a
 // box); one iteration is set_box for every box and update(). Same counters.
 // BM_broadphase_unload/1M: 1,000,000 boxes made and stepped (1% nudged a step), then all removed;
@@ -22,7 +22,7 @@
 // bench_bullet.cpp.
 // BM_all_moving/<scene>/<n>/<mode>: every box moves every frame, in a task arena of 2 threads.
 // <scene>: brownian (the RandomWalk above) or pile (BoxPile: boxes falling into a container and
-// piling up, those landed trembling; 1.3 pairs a box); <n>: 10k, 100k or 1M boxes. 15 untimed
+// piling up, those landed trembling; 1.3 to 1.45 pairs a box); <n>: 10k, 100k or 1M boxes. 15 untimed
 // frames, then one timed frame per iteration (30, 20 and 5 frames); the scene's own step is not
 // timed. <mode> broadphase: a kept agrid::Broadphase, a frame is set_box for every box, update()
 // and pairs(); find_all_pairs: a frame is agrid::find_all_pairs of the frame's boxes. Counters:
@@ -49,15 +49,15 @@
 
 #include "agrid/agrid.h"
 #include "agrid/broadphase.h"
-#include "broadphase_scenes.h"
+#include "agrid_scenes/step_scenes.h"
 
 namespace {
 
-using agrid::bench::FrozenStepRun;
-using agrid::bench::kFrozenStepScenes;
-using agrid::bench::kStreamStepScenes;
-using agrid::bench::StreamStepRun;
-using agrid::bench::WalkStepRun;
+using agrid::scenes::FrozenStepRun;
+using agrid::scenes::kFrozenStepScenes;
+using agrid::scenes::kStreamStepScenes;
+using agrid::scenes::StreamStepRun;
+using agrid::scenes::WalkStepRun;
 
 /// Threads of the step benchmarks' task arena: the core targets one thread.
 constexpr int kThreads = 1;
@@ -130,7 +130,7 @@ void run_steps(benchmark::State& state, const agrid::Broadphase& broadphase, int
   time_steps(state, warmup, prepare, step).report(state, broadphase);
 }
 
-/// A step scene (broadphase_scenes.h) on agrid::Broadphase: created and updated once, `warmup`
+/// A step scene (agrid_scenes/step_scenes.h) on agrid::Broadphase: created and updated once, `warmup`
 /// untimed steps, then one timed step (its calls and update()) per iteration.
 template <class Run, class Scene>
 void bm_steps(benchmark::State& state, const Scene& scene, int warmup) {
@@ -160,7 +160,7 @@ constexpr int kUnloadSteps = 20;
 /// A frozen scene made, stepped kUnloadSteps times and unloaded: the time of the update that
 /// removes every object, and the memory held around it (docs/broadphase.md, "Memory follows the
 /// world").
-void bm_unload(benchmark::State& state, const agrid::bench::FrozenStepScene& scene) {
+void bm_unload(benchmark::State& state, const agrid::scenes::FrozenStepScene& scene) {
   constexpr double kMiB = 1024.0 * 1024.0;
   in_arena([&] {
     for (auto _ : state) {
@@ -192,8 +192,8 @@ void bm_unload(benchmark::State& state, const agrid::bench::FrozenStepScene& sce
 
 /// The 500 rays through the static boxes, split over `threads` threads (one chunk each).
 void bm_rays(benchmark::State& state, int threads) {
-  const std::vector<agrid::Box> boxes = agrid::bench::ray_scene_boxes();
-  const std::vector<agrid::Segment> rays = agrid::bench::ray_scene_rays();
+  const std::vector<agrid::Box> boxes = agrid::scenes::ray_scene_boxes();
+  const std::vector<agrid::Segment> rays = agrid::scenes::ray_scene_rays();
   in_arena(
       [&] {
         agrid::Broadphase broadphase;
@@ -236,7 +236,7 @@ constexpr AllMovingSize kAllMovingSizes[] = {{"10k", 10000, 30}, {"100k", 100000
 /// by 20). Measured on the walk at 100k and 1M: a steady state by frame 12.
 constexpr int kAllMovingWarmup = 15;
 
-/// BM_all_moving/<scene>/<n>/broadphase: a scene (agrid::bench::RandomWalk or BoxPile) whose
+/// BM_all_moving/<scene>/<n>/broadphase: a scene (agrid::scenes::RandomWalk or BoxPile) whose
 /// boxes all move every frame on a kept agrid::Broadphase: every box created, the first update()
 /// timed apart, then each frame the scene's step (untimed), set_box for every box, update() and
 /// pairs(), timed.
@@ -307,31 +307,31 @@ int main(int argc, char** argv) {
   for (const auto& scene : kFrozenStepScenes) {
     benchmark::RegisterBenchmark((std::string("BM_broadphase/") + scene.name).c_str(),
                                  [&scene](benchmark::State& state) {
-                                   bm_steps<FrozenStepRun<agrid::Handle>>(state, scene, agrid::bench::kFrozenStepWarmup);
+                                   bm_steps<FrozenStepRun<agrid::Handle>>(state, scene, agrid::scenes::kFrozenStepWarmup);
                                  })
-        ->Iterations(agrid::bench::kStepTimedSteps)
+        ->Iterations(agrid::scenes::kStepTimedSteps)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
   for (const auto& scene : kStreamStepScenes) {
     benchmark::RegisterBenchmark((std::string("BM_broadphase/") + scene.name).c_str(),
                                  [&scene](benchmark::State& state) {
-                                   bm_steps<StreamStepRun<agrid::Handle>>(state, scene, agrid::bench::kStreamStepWarmup);
+                                   bm_steps<StreamStepRun<agrid::Handle>>(state, scene, agrid::scenes::kStreamStepWarmup);
                                  })
-        ->Iterations(agrid::bench::kStepTimedSteps)
+        ->Iterations(agrid::scenes::kStepTimedSteps)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
-  for (const auto& scene : agrid::bench::kWalkStepScenes) {
+  for (const auto& scene : agrid::scenes::kWalkStepScenes) {
     benchmark::RegisterBenchmark((std::string("BM_broadphase/") + scene.name).c_str(),
                                  [&scene](benchmark::State& state) {
-                                   bm_steps<WalkStepRun<agrid::Handle>>(state, scene, agrid::bench::kWalkStepWarmup);
+                                   bm_steps<WalkStepRun<agrid::Handle>>(state, scene, agrid::scenes::kWalkStepWarmup);
                                  })
-        ->Iterations(agrid::bench::kStepTimedSteps)
+        ->Iterations(agrid::scenes::kStepTimedSteps)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
-  static constexpr agrid::bench::FrozenStepScene kUnloadScene{"1M", 1000000, 10000};
+  static constexpr agrid::scenes::FrozenStepScene kUnloadScene{"1M", 1000000, 10000};
   benchmark::RegisterBenchmark("BM_broadphase_unload/1M", [](benchmark::State& state) { bm_unload(state, kUnloadScene); })
       ->Iterations(3)
       ->Unit(benchmark::kMillisecond)
@@ -342,8 +342,8 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
-  register_all_moving<agrid::bench::RandomWalk>("brownian");
-  register_all_moving<agrid::bench::BoxPile>("pile");
+  register_all_moving<agrid::scenes::RandomWalk>("brownian");
+  register_all_moving<agrid::scenes::BoxPile>("pile");
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -10,9 +10,9 @@
 //   bp_mean_ms, step_mean_ms   the means of bp_ms and step_ms
 //   ray_ms, ray_mean_ms        median and mean of the rays' time (bench-7's 500 rays; else 0)
 // BM_broadphase_rays/static-50k/<kind>: the peer of agrid-bench-broadphase's ray benchmark (same
-// boxes and rays, broadphase_scenes.h) on proxies made by hand, one thread.
+// boxes and rays, agrid_scenes/step_scenes.h) on proxies made by hand, one thread.
 // BM_broadphase_aabb_test/static-50k/<kind>: the same proxies, dbvt and agrid; one iteration is
-// 500 aabbTest box queries (edges 2 to 5 units, over the whole scene, broadphase_scenes.h) with a
+// 500 aabbTest box queries (edges 2 to 5 units, over the whole scene, agrid_scenes/step_scenes.h) with a
 // callback that counts what is reported, one thread. Counters:
 //   reported      proxies reported by the 500 queries
 //   overlapping   pairs of a query and a box that overlap, by brute force (untimed): what an
@@ -25,7 +25,7 @@
 //   hits          sweeps whose callback hasHit()
 // BM_broadphase_step/<scene>/<kind>: the peer of agrid-bench-broadphase's BM_broadphase/<scene>
 // (frozen-500k, frozen-50k, stream-200k, stream-20k: the same boxes, moves, creates and
-// removes, broadphase_scenes.h) on btDbvtBroadphase and btAdaptiveGridBroadphase through
+// removes, agrid_scenes/step_scenes.h) on btDbvtBroadphase and btAdaptiveGridBroadphase through
 // btBroadphaseInterface alone, one thread. One iteration is one step: setAabb for the moved
 // boxes, destroyProxy/createProxy for the stream's churn, calculateOverlappingPairs. Counters:
 //   median_ms, max_ms   median and slowest timed step
@@ -111,7 +111,6 @@
 #include <fstream>
 #include <memory>
 #include <numeric>
-#include <random>
 #include <span>
 #include <string>
 #include <string_view>
@@ -120,8 +119,9 @@
 
 #include "agrid/broadphase.h"
 #include "agrid/bullet/btAdaptiveGridBroadphase.h"
+#include "agrid_scenes/boxes.h"
 #include "agrid_scenes/bullet_worlds.h"
-#include "broadphase_scenes.h"
+#include "agrid_scenes/step_scenes.h"
 
 namespace {
 
@@ -221,8 +221,10 @@ void bm_broadphase_rays(benchmark::State& state, agrid::scenes::BroadphaseKind k
   });
 }
 
-/// Static boxes in the resting-step benchmark: static-city's count.
+/// Static boxes in the resting-step benchmark: static-city's count; unit boxes this far apart on a
+/// cubic lattice.
 constexpr int kRestingBoxes = 100000;
+constexpr float kRestingSpacing = 2;
 /// Steps before the resting-step benchmark's boxes have all joined agrid's resting tree (new
 /// objects rest at once; this leaves room for any Config::rest_after_unchanged).
 constexpr int kRestingWarmupSteps = 20;
@@ -238,9 +240,9 @@ void bm_resting_step(benchmark::State& state) {
   auto broadphase = std::make_unique<btAdaptiveGridBroadphase>();
   std::vector<btCollisionObject> objects(kRestingBoxes);
   std::vector<btBroadphaseProxy*> proxies;
-  const int side = static_cast<int>(std::cbrt(static_cast<double>(kRestingBoxes))) + 1;
   for (int i = 0; i < kRestingBoxes; ++i) {
-    const btVector3 at(btScalar(2 * (i % side)), btScalar(2 * (i / side % side)), btScalar(2 * (i / side / side)));
+    const agrid::Vec3 point = agrid::scenes::cube_lattice_point(static_cast<std::uint32_t>(i), kRestingBoxes, kRestingSpacing);
+    const btVector3 at(point.x, point.y, point.z);
     proxies.push_back(broadphase->createProxy(at, at + btVector3(1, 1, 1), BOX_SHAPE_PROXYTYPE, &objects[i],
                                               btBroadphaseProxy::StaticFilter, ~btBroadphaseProxy::StaticFilter,
                                               &dispatcher));
@@ -340,9 +342,9 @@ class StaticProxies {
 void bm_static_rays(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
   tbb::task_arena arena(1);
   arena.execute([&] {
-    const std::vector<agrid::Box> boxes = agrid::bench::ray_scene_boxes();
+    const std::vector<agrid::Box> boxes = agrid::scenes::ray_scene_boxes();
     std::vector<std::pair<btVector3, btVector3>> rays;
-    for (const agrid::Segment& ray : agrid::bench::ray_scene_rays()) rays.emplace_back(bt(ray.from), bt(ray.to));
+    for (const agrid::Segment& ray : agrid::scenes::ray_scene_rays()) rays.emplace_back(bt(ray.from), bt(ray.to));
     StaticProxies proxies(kind, boxes);
     state.counters["pairs"] = proxies.pairs();
     std::size_t hits = 0;
@@ -359,12 +361,12 @@ void bm_static_rays(benchmark::State& state, agrid::scenes::BroadphaseKind kind)
 }
 
 /// The same 50,000 static proxies; one iteration is 500 box queries (aabbTest, boxes of 2 to 5
-/// units, broadphase_scenes.h), one thread.
+/// units, agrid_scenes/step_scenes.h), one thread.
 void bm_static_aabb_tests(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
   tbb::task_arena arena(1);
   arena.execute([&] {
-    const std::vector<agrid::Box> boxes = agrid::bench::ray_scene_boxes();
-    const std::vector<agrid::Box> queries = agrid::bench::ray_scene_queries();
+    const std::vector<agrid::Box> boxes = agrid::scenes::ray_scene_boxes();
+    const std::vector<agrid::Box> queries = agrid::scenes::ray_scene_queries();
     std::size_t overlapping = 0;  // what an exact aabbTest reports, by brute force
     for (const agrid::Box& query : queries) {
       overlapping += static_cast<std::size_t>(
@@ -394,7 +396,7 @@ constexpr btScalar kSweepJitter = btScalar(0.25);
 /// The sweeps: kSweeps spheres of radius kSweepRadius, each from a point clear of the city's
 /// highest box (y from kSweepLowestStart to kSweepHighestStart) kSweepMinLength to
 /// kSweepMaxLength along a random direction: most of those heading down hit the city, the others
-/// miss (79 of the 200 hit).
+/// miss (83 of the 200 hit).
 constexpr int kSweeps = 200;
 constexpr btScalar kSweepRadius = btScalar(0.5);
 constexpr btScalar kSweepLowestStart = 1 + kSweepMaxLift + kSweepRadius;  // a box is 1 high
@@ -410,8 +412,8 @@ constexpr std::uint64_t kSweepSeed = 32;
 void bm_convex_sweep(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
   tbb::task_arena arena(1);
   arena.execute([&] {
-    std::mt19937_64 rng(kSweepSeed);
-    const auto uniform = [&](btScalar lo, btScalar hi) { return agrid::bench::uniform(rng, lo, hi); };
+    agrid::scenes::Random rng(kSweepSeed);
+    const auto uniform = [&](btScalar lo, btScalar hi) { return rng.uniform(lo, hi); };
     btDefaultCollisionConfiguration configuration;
     btCollisionDispatcher dispatcher(&configuration);
     const std::unique_ptr<btBroadphaseInterface> broadphase = make_broadphase(kind);
@@ -419,12 +421,12 @@ void bm_convex_sweep(benchmark::State& state, agrid::scenes::BroadphaseKind kind
     btSphereShape sphere(kSweepRadius);
     std::vector<btCollisionObject> objects(kSweepBoxes);  // declared before the world: it outlives them
     btCollisionWorld world(&dispatcher, broadphase.get(), &configuration);
-    const int per_side = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(kSweepBoxes))));
     for (int i = 0; i < kSweepBoxes; ++i) {
       btCollisionObject& object = objects[static_cast<std::size_t>(i)];
-      const btScalar x = kSweepSpacing * static_cast<btScalar>(i % per_side) + uniform(-kSweepJitter, kSweepJitter);
+      const agrid::Vec3 lot = agrid::scenes::square_lattice_point(static_cast<std::uint32_t>(i), kSweepBoxes, kSweepSpacing);
+      const btScalar x = lot.x + uniform(-kSweepJitter, kSweepJitter);
       const btScalar lift = uniform(0, kSweepMaxLift);
-      const btScalar z = kSweepSpacing * static_cast<btScalar>(i / per_side) + uniform(-kSweepJitter, kSweepJitter);
+      const btScalar z = lot.z + uniform(-kSweepJitter, kSweepJitter);
       object.setCollisionShape(&box);
       object.getWorldTransform().setOrigin(btVector3(x, btScalar(0.5) + lift, z));
       object.setCollisionFlags(btCollisionObject::CF_STATIC_OBJECT);
@@ -432,7 +434,7 @@ void bm_convex_sweep(benchmark::State& state, agrid::scenes::BroadphaseKind kind
                                btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter);
     }
     world.performDiscreteCollisionDetection();
-    const btScalar extent = kSweepSpacing * static_cast<btScalar>(per_side - 1);
+    const btScalar extent = kSweepSpacing * static_cast<btScalar>(agrid::scenes::square_lattice_side(kSweepBoxes) - 1);
     std::vector<std::pair<btTransform, btTransform>> sweeps;
     for (int i = 0; i < kSweeps; ++i) {
       const btVector3 from(uniform(0, extent), uniform(kSweepLowestStart, kSweepHighestStart), uniform(0, extent));
@@ -464,7 +466,7 @@ std::size_t heap_in_use() {
   return info.uordblks + info.hblkhd;
 }
 
-/// A step scene (broadphase_scenes.h's FrozenStepRun or StreamStepRun) on a Bullet broadphase:
+/// A step scene (agrid_scenes/step_scenes.h's FrozenStepRun or StreamStepRun) on a Bullet broadphase:
 /// its proxies made by hand (no world, no narrowphase), `warmup` steps untimed, then one timed
 /// step per iteration, one thread.
 template <class Run>
@@ -495,7 +497,7 @@ void bm_broadphase_step(benchmark::State& state, Run& run, int warmup, agrid::sc
     }
     const double bytes = static_cast<double>(heap_in_use() - heap_before);
     std::vector<double> step_ms;
-    step_ms.reserve(agrid::bench::kStepTimedSteps);
+    step_ms.reserve(agrid::scenes::kStepTimedSteps);
     for (auto _ : state) {
       state.PauseTiming();
       run.prepare();
@@ -573,9 +575,9 @@ btVector3 tile_at(int row, int column, btScalar spacing = kTileSpacing) {
 }
 
 /// A sphere resting on the floor at (x, z), rolling at `speed` in a random horizontal direction.
-BodyPtr rolling_sphere(btCollisionShape* sphere, btScalar x, btScalar z, btScalar speed, std::mt19937_64& rng) {
+BodyPtr rolling_sphere(btCollisionShape* sphere, btScalar x, btScalar z, btScalar speed, agrid::scenes::Random& rng) {
   BodyPtr body = make_body(sphere, kSphereMass, btVector3(x, kSphereRadius, z));
-  const btScalar angle = std::uniform_real_distribution<btScalar>(0, 2 * SIMD_PI)(rng);
+  const btScalar angle = rng.uniform(btScalar(0), 2 * SIMD_PI);
   body->setLinearVelocity(btVector3(speed * std::cos(angle), 0, speed * std::sin(angle)));
   return body;
 }
@@ -646,7 +648,7 @@ void bm_world_stream(benchmark::State& state, agrid::scenes::BroadphaseKind kind
     world.setForceUpdateAllAabbs(false);
     btCollisionShape* tile = harness.own(std::make_unique<btBoxShape>(btVector3(kTileHalfWidth, kTileHalfHeight, kTileHalfWidth)));
     btCollisionShape* sphere = harness.own(std::make_unique<btSphereShape>(kSphereRadius));
-    std::mt19937_64 rng(kWorldSeed);
+    agrid::scenes::Random rng(kWorldSeed);
     std::vector<std::vector<BodyPtr>> window(kStreamBatches);  // a ring: window[oldest] leaves next
     std::size_t oldest = 0;
     int next_row = 0;
@@ -655,14 +657,14 @@ void bm_world_stream(benchmark::State& state, agrid::scenes::BroadphaseKind kind
       next_row += kStreamRowsPerBatch;
     }
     std::vector<BodyPtr> movers;
-    std::uniform_real_distribution<btScalar> along(kTileSpacing * static_cast<btScalar>(kStreamMoverFirstRow),
-                                                   kTileSpacing * static_cast<btScalar>(next_row - 1));
-    std::uniform_real_distribution<btScalar> across(kTileSpacing, kTileSpacing * static_cast<btScalar>(kStreamColumns - 2));
-    std::uniform_real_distribution<btScalar> speed(kStreamMoverMinSpeed, kStreamMoverMaxSpeed);
+    const btScalar first_x = kTileSpacing * static_cast<btScalar>(kStreamMoverFirstRow);
+    const btScalar last_x = kTileSpacing * static_cast<btScalar>(next_row - 1);
+    const btScalar last_z = kTileSpacing * static_cast<btScalar>(kStreamColumns - 2);
     for (int i = 0; i < kStreamMovers; ++i) {
-      const btScalar x = along(rng);
-      const btScalar z = across(rng);
-      movers.push_back(rolling_sphere(sphere, x, z, speed(rng), rng));
+      const btScalar x = rng.uniform(first_x, last_x);
+      const btScalar z = rng.uniform(kTileSpacing, last_z);
+      const btScalar speed = rng.uniform(kStreamMoverMinSpeed, kStreamMoverMaxSpeed);
+      movers.push_back(rolling_sphere(sphere, x, z, speed, rng));
     }
     const auto build_start = std::chrono::steady_clock::now();
     for (const std::vector<BodyPtr>& batch : window) {
@@ -894,13 +896,12 @@ void bm_world_level(benchmark::State& state, agrid::scenes::BroadphaseKind kind,
       for (int column = 0; column < kLevelSide; ++column) tiles.push_back(make_body(tile, 0, tile_at(row, column, spacing)));
     }
     std::vector<BodyPtr> spheres;
-    std::mt19937_64 rng(kWorldSeed);
-    std::uniform_real_distribution<btScalar> across(0, spacing * static_cast<btScalar>(kLevelSide - 1));
-    std::uniform_real_distribution<btScalar> height(kLevelLowest, kLevelHighest);
+    agrid::scenes::Random rng(kWorldSeed);
+    const btScalar across = spacing * static_cast<btScalar>(kLevelSide - 1);
     for (int i = 0; i < kLevelSpheres; ++i) {
-      const btScalar x = across(rng);
-      const btScalar y = height(rng);
-      const btScalar z = across(rng);
+      const btScalar x = rng.uniform(btScalar(0), across);
+      const btScalar y = rng.uniform(kLevelLowest, kLevelHighest);
+      const btScalar z = rng.uniform(btScalar(0), across);
       spheres.push_back(make_body(sphere, kSphereMass, btVector3(x, y, z)));
     }
     const std::size_t heap_made = heap_in_use();
@@ -1035,28 +1036,28 @@ int main(int argc, char** argv) {
   }
   constexpr agrid::scenes::BroadphaseKind kStepKinds[] = {agrid::scenes::BroadphaseKind::dbvt,
                                                           agrid::scenes::BroadphaseKind::agrid};
-  for (const agrid::bench::FrozenStepScene& scene : agrid::bench::kFrozenStepScenes) {
+  for (const agrid::scenes::FrozenStepScene& scene : agrid::scenes::kFrozenStepScenes) {
     for (const auto kind : kStepKinds) {
       const std::string name =
           "BM_broadphase_step/" + std::string(scene.name) + "/" + std::string(agrid::scenes::name(kind));
       benchmark::RegisterBenchmark(name.c_str(), [&scene, kind](benchmark::State& state) {
-        agrid::bench::FrozenStepRun<btBroadphaseProxy*> run(scene);
-        bm_broadphase_step(state, run, agrid::bench::kFrozenStepWarmup, kind);
+        agrid::scenes::FrozenStepRun<btBroadphaseProxy*> run(scene);
+        bm_broadphase_step(state, run, agrid::scenes::kFrozenStepWarmup, kind);
       })
-          ->Iterations(agrid::bench::kStepTimedSteps)
+          ->Iterations(agrid::scenes::kStepTimedSteps)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }
   }
-  for (const agrid::bench::StreamStepScene& scene : agrid::bench::kStreamStepScenes) {
+  for (const agrid::scenes::StreamStepScene& scene : agrid::scenes::kStreamStepScenes) {
     for (const auto kind : kStepKinds) {
       const std::string name =
           "BM_broadphase_step/" + std::string(scene.name) + "/" + std::string(agrid::scenes::name(kind));
       benchmark::RegisterBenchmark(name.c_str(), [&scene, kind](benchmark::State& state) {
-        agrid::bench::StreamStepRun<btBroadphaseProxy*> run(scene);
-        bm_broadphase_step(state, run, agrid::bench::kStreamStepWarmup, kind);
+        agrid::scenes::StreamStepRun<btBroadphaseProxy*> run(scene);
+        bm_broadphase_step(state, run, agrid::scenes::kStreamStepWarmup, kind);
       })
-          ->Iterations(agrid::bench::kStepTimedSteps)
+          ->Iterations(agrid::scenes::kStepTimedSteps)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }

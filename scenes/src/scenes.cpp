@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "agrid_scenes/adversarial.h"
+#include "agrid_scenes/boxes.h"
 #include "agrid_scenes/random.h"
 
 namespace agrid::scenes {
@@ -45,30 +46,13 @@ Vec3 scaled_range(Vec3 range, double scale) {
           scaled_length(range.z, scale)};
 }
 
-/// Uniform point in [lo, hi) per axis; one statement per axis fixes the order of the draws.
-Vec3 uniform_point(Random& rng, Vec3 lo, Vec3 hi) {
-  Vec3 p;
-  p.x = rng.uniform(lo.x, hi.x);
-  p.y = rng.uniform(lo.y, hi.y);
-  p.z = rng.uniform(lo.z, hi.z);
-  return p;
-}
-
-/// The box [min, min + size], the sum taken in double and rounded once to float.
-Box box_from(Vec3 min, Vec3 size) {
-  const auto add = [](float a, float b) {
-    return static_cast<float>(static_cast<double>(a) + static_cast<double>(b));
-  };
-  return {min, {add(min.x, size.x), add(min.y, size.y), add(min.z, size.z)}};
-}
-
 /// A field of `count` boxes with min corners uniform in [0, side)^3 and sizes uniform in
 /// [size_lo, size_hi) per axis.
 void append_field(std::vector<Box>& boxes, Random& rng, std::uint32_t count, float side,
                   float size_lo, float size_hi) {
   for (std::uint32_t i = 0; i < count; ++i) {
-    const Vec3 min = uniform_point(rng, {0, 0, 0}, {side, side, side});
-    const Vec3 size = uniform_point(rng, {size_lo, size_lo, size_lo}, {size_hi, size_hi, size_hi});
+    const Vec3 min = point_in(rng, {0, 0, 0}, {side, side, side});
+    const Vec3 size = point_in(rng, {size_lo, size_lo, size_lo}, {size_hi, size_hi, size_hi});
     boxes.push_back(box_from(min, size));
   }
 }
@@ -89,9 +73,9 @@ std::vector<Box> box_pruning_in(std::uint32_t count, float half_range, std::uint
   std::vector<Box> boxes;
   boxes.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
-    const Vec3 c = uniform_point(rng, {-half_range, -half_range, -half_range},
+    const Vec3 c = point_in(rng, {-half_range, -half_range, -half_range},
                                  {half_range, half_range, half_range});
-    const Vec3 h = uniform_point(rng, {0, 0, 0}, {kMaxHalfExtent, kMaxHalfExtent, kMaxHalfExtent});
+    const Vec3 h = point_in(rng, {0, 0, 0}, {kMaxHalfExtent, kMaxHalfExtent, kMaxHalfExtent});
     boxes.push_back({{c.x - h.x, c.y - h.y, c.z - h.z}, {c.x + h.x, c.y + h.y, c.z + h.z}});
   }
   return boxes;
@@ -102,7 +86,7 @@ std::vector<Box> box_pruning_in(std::uint32_t count, float half_range, std::uint
 /// 2,000 copies of one box: every pair overlaps, and no split can separate them.
 std::vector<Box> all_identical(double scale, std::uint64_t seed) {
   Random rng(seed);
-  const Vec3 min = uniform_point(rng, {-100, -100, -100}, {100, 100, 100});
+  const Vec3 min = point_in(rng, {-100, -100, -100}, {100, 100, 100});
   const Box box = box_from(min, {1.0f, 0.5f, 2.0f});
   return std::vector<Box>(scaled_count(2000, scale), box);
 }
@@ -118,7 +102,7 @@ std::vector<Box> tiny_cluster(double scale, std::uint64_t seed) {
   std::vector<Box> boxes;
   boxes.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
-    const Vec3 size = uniform_point(rng, {kSizeLo, kSizeLo, kSizeLo}, {kSizeHi, kSizeHi, kSizeHi});
+    const Vec3 size = point_in(rng, {kSizeLo, kSizeLo, kSizeLo}, {kSizeHi, kSizeHi, kSizeHi});
     Vec3 min;
     min.x = corner.x + rng.uniform(0.0f, kSide - size.x);
     min.y = corner.y + rng.uniform(0.0f, kSide - size.y);
@@ -146,7 +130,7 @@ std::vector<Box> far_offsets(double scale, std::uint64_t seed) {
   boxes.reserve(per_cluster * kOffsets.size());
   for (std::uint32_t i = 0; i < per_cluster; ++i) {
     for (const auto& offset : kOffsets) {  // clusters interleaved in the input
-      const Vec3 u = uniform_point(rng, {0, 0, 0}, {width, width, width});
+      const Vec3 u = point_in(rng, {0, 0, 0}, {width, width, width});
       const std::array<double, 3> min = {offset[0] + u.x, offset[1] + u.y, offset[2] + u.z};
       const auto f = [](double v) { return static_cast<float>(v); };
       boxes.push_back({{f(min[0]), f(min[1]), f(min[2])},
@@ -332,7 +316,7 @@ std::vector<Box> teapot_stadium(std::uint32_t count, float radius, std::uint32_t
   std::vector<Box> boxes = ball_cluster(count, radius, seed);
   Random rng(seed + 1);
   for (std::uint32_t i = 0; i < stadium; ++i) {
-    const Vec3 c = uniform_point(rng, {-kStadiumHalfSide, -kStadiumHalfSide, -kStadiumHalfSide},
+    const Vec3 c = point_in(rng, {-kStadiumHalfSide, -kStadiumHalfSide, -kStadiumHalfSide},
                                  {kStadiumHalfSide, kStadiumHalfSide, kStadiumHalfSide});
     boxes.push_back(box_from({c.x - 0.5f, c.y - 0.5f, c.z - 0.5f}, {1, 1, 1}));
   }
@@ -351,7 +335,7 @@ std::vector<Box> article(std::uint32_t count, Vec3 range, std::uint64_t seed) {
   const auto around = [&](Vec3 c) {
     boxes.push_back({{c.x - kBelow, c.y - kBelow, c.z - kBelow}, {c.x + kAbove, c.y + kAbove, c.z + kAbove}});
   };
-  for (std::uint32_t i = 0; i < count; ++i) around(uniform_point(rng, {0, 0, 0}, range));
+  for (std::uint32_t i = 0; i < count; ++i) around(point_in(rng, {0, 0, 0}, range));
   for (int k = 0; k < 3; ++k) {
     const float c = kTeapot + static_cast<float>(k);
     around({c, c, c});

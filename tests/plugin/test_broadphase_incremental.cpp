@@ -51,23 +51,8 @@ constexpr std::size_t kChangedSample = 32;
 
 float u(Rng& rng, double lo, double hi) { return static_cast<float>(rng.uniform(lo, hi)); }
 
-Box shifted(const Box& b, float dx, float dy, float dz) {
-  return {{b.min.x + dx, b.min.y + dy, b.min.z + dz}, {b.max.x + dx, b.max.y + dy, b.max.z + dz}};
-}
-
-/// `b` moved by up to +-d on each axis.
-Box nudged(const Box& b, Rng& rng, double d) { return shifted(b, u(rng, -d, d), u(rng, -d, d), u(rng, -d, d)); }
-
-/// A box of edge 0.2 to 2 somewhere in [0, side]^3.
-Box random_box(Rng& rng, float side) {
-  const float x = u(rng, 0, side);
-  const float y = u(rng, 0, side);
-  const float z = u(rng, 0, side);
-  return {{x, y, z}, {x + u(rng, 0.2, 2.0), y + u(rng, 0.2, 2.0), z + u(rng, 0.2, 2.0)}};
-}
-
-/// The side of a cube holding `objects` random boxes `spacing` apart on average.
-float side_for(std::uint32_t objects, float spacing) { return spacing * std::cbrt(static_cast<float>(objects)); }
+/// Random boxes' edges: 0.2 to 2 on each axis.
+constexpr scenes::Edges kEdges{0.2f, 2.0f};
 
 /// `count` distinct entries of `from`, at random.
 std::vector<Handle> sample(std::vector<Handle> from, std::size_t count, Rng& rng) {
@@ -298,7 +283,7 @@ void expect_activity(const Scene& scene) {
 
 std::vector<Handle> populate(Scene& scene, Rng& rng, std::uint32_t count, float side) {
   std::vector<Handle> handles;
-  for (std::uint32_t i = 0; i < count; ++i) handles.push_back(scene.create(random_box(rng, side)));
+  for (std::uint32_t i = 0; i < count; ++i) handles.push_back(scene.create(scenes::box_in_cube(rng, side, kEdges)));
   return handles;
 }
 
@@ -310,11 +295,11 @@ std::vector<PairChanges> run_one_percent(const Config& config, int threads) {
   constexpr int kSteps = 50;
   Scene scene(config);
   Rng rng(101);
-  const std::vector<Handle> handles = populate(scene, rng, kObjects, side_for(kObjects, 2.5f));
+  const std::vector<Handle> handles = populate(scene, rng, kObjects, scenes::cube_side(kObjects, 2.5f));
   std::vector<PairChanges> changes;
   for (int step = 0; step < kSteps; ++step) {
     if (step > 0) {
-      for (const Handle h : sample(handles, kObjects / 100, rng)) scene.set_box(h, nudged(scene.model.boxes.at(h), rng, 0.05));
+      for (const Handle h : sample(handles, kObjects / 100, rng)) scene.set_box(h, scenes::nudged(rng, scene.model.boxes.at(h), 0.05f));
     }
     Checked c = check_step(scene, Step::update, threads);
     if (!c.ok) break;
@@ -341,17 +326,17 @@ TEST(BroadphaseIncremental, BusyUpdatesPairEverythingInOneGridThenRest) {
   constexpr std::uint32_t kObjects = 3000;
   Scene scene;
   Rng rng(103);
-  const std::vector<Handle> handles = populate(scene, rng, kObjects, side_for(kObjects, 2.5f));
+  const std::vector<Handle> handles = populate(scene, rng, kObjects, scenes::cube_side(kObjects, 2.5f));
   ASSERT_TRUE(check_step(scene).ok);
   EXPECT_EQ(scene.bp.stats().moving, kObjects) << "new objects of a busy update move";
   for (int step = 0; step < 6; ++step) {
     // Every object out of its fat box: busy every step.
-    for (const Handle h : handles) scene.set_box(h, nudged(scene.model.boxes.at(h), rng, 3.0));
+    for (const Handle h : handles) scene.set_box(h, scenes::nudged(rng, scene.model.boxes.at(h), 3.0f));
     ASSERT_TRUE(check_step(scene).ok);
     EXPECT_EQ(scene.bp.stats().moving, kObjects) << "step " << step;
   }
   for (int step = 0; step < 4; ++step) {
-    for (const Handle h : sample(handles, kObjects / 100, rng)) scene.set_box(h, nudged(scene.model.boxes.at(h), rng, 0.05));
+    for (const Handle h : sample(handles, kObjects / 100, rng)) scene.set_box(h, scenes::nudged(rng, scene.model.boxes.at(h), 0.05f));
     ASSERT_TRUE(check_step(scene).ok);
   }
   EXPECT_LT(scene.bp.stats().moving, kObjects / 10) << "a calm world rests";
@@ -409,7 +394,7 @@ TEST(BroadphaseIncremental, StreamingInAndOut) {
       for (std::size_t i = before; i < window.size(); ++i) reused += ever_removed.contains(window[i]);
       ever_removed.insert(gone.begin(), gone.end());
       front += kAdvance;
-      for (const Handle h : movers) scene.set_box(h, shifted(nudged(scene.model.boxes.at(h), rng, 0.3), kAdvance, 0, 0));
+      for (const Handle h : movers) scene.set_box(h, scenes::moved(scenes::nudged(rng, scene.model.boxes.at(h), 0.3f), {kAdvance, 0, 0}));
     }
     const Checked c = check_step(scene);
     ASSERT_TRUE(c.ok) << "step " << step;
@@ -432,7 +417,7 @@ TEST(BroadphaseIncremental, Teleports) {
   constexpr int kSteps = 64;
   constexpr std::size_t kJumpers = 12;
   constexpr int kSleepersWake = 45;
-  const float side = side_for(kObjects, 2.5f);
+  const float side = scenes::cube_side(kObjects, 2.5f);
   Scene scene;
   Rng rng(303);
   const std::vector<Handle> handles = populate(scene, rng, kObjects, side);
@@ -457,7 +442,7 @@ TEST(BroadphaseIncremental, Teleports) {
     };
     for (std::size_t i = first; i < first + count; ++i) {
       const Box to = i - first < places.size() ? places[i - first]
-                                               : shifted(home.at(sleepers[i]), side - 2 * home.at(sleepers[i]).min.x, 0, 0);
+                                               : scenes::moved(home.at(sleepers[i]), {side - 2 * home.at(sleepers[i]).min.x, 0, 0});
       scene.set_box(sleepers[i], to);
     }
   };
@@ -483,9 +468,9 @@ TEST(BroadphaseIncremental, Teleports) {
           Box to;
           if (i % 2 == 0) {  // onto another object, anywhere in the world
             const Box& target = scene.model.boxes.at(others[rng.below(static_cast<std::uint32_t>(others.size()))]);
-            to = shifted(b, target.min.x - b.min.x, target.min.y - b.min.y, target.min.z - b.min.z);
+            to = scenes::moved(b, {target.min.x - b.min.x, target.min.y - b.min.y, target.min.z - b.min.z});
           } else {  // mirrored across the world
-            to = shifted(b, side - b.max.x - b.min.x, side - b.max.y - b.min.y, 0);
+            to = scenes::moved(b, {side - b.max.x - b.min.x, side - b.max.y - b.min.y, 0});
           }
           scene.set_box(away[i], to);
           last_moved[away[i]] = step;
@@ -518,7 +503,7 @@ TEST(BroadphaseIncremental, Teleports) {
 TEST(BroadphaseIncremental, StopAndStartEveryStep) {
   constexpr std::uint32_t kObjects = 1500;
   constexpr int kSteps = 60;
-  const float side = side_for(kObjects, 2.5f);
+  const float side = scenes::cube_side(kObjects, 2.5f);
   Scene scene;
   Rng rng(404);
   const std::vector<Handle> handles = populate(scene, rng, kObjects, side);
@@ -529,22 +514,22 @@ TEST(BroadphaseIncremental, StopAndStartEveryStep) {
       switch (h % 10) {
         case 0:  // moved, then unchanged (half of them told so with set_box)
           if (step % 2 == 0) {
-            scene.set_box(h, nudged(b, rng, 0.3));
+            scene.set_box(h, scenes::nudged(rng, b, 0.3f));
           } else if (h % 20 == 0) {
             scene.set_box(h, b);
           }
           break;
         case 1:  // a large move every other step, anywhere in the world
           if ((step + hs / 10) % 2 == 0) {
-            const Box to = random_box(rng, side);
-            scene.set_box(h, shifted(b, to.min.x - b.min.x, to.min.y - b.min.y, to.min.z - b.min.z));
+            const Box to = scenes::box_in_cube(rng, side, kEdges);
+            scene.set_box(h, scenes::moved(b, {to.min.x - b.min.x, to.min.y - b.min.y, to.min.z - b.min.z}));
           }
           break;
         case 2:  // a tiny jitter every step, then a big move
-          scene.set_box(h, (step + hs / 10) % 12 == 0 ? shifted(b, u(rng, -5, 5), u(rng, -5, 5), 0) : nudged(b, rng, 1e-4));
+          scene.set_box(h, (step + hs / 10) % 12 == 0 ? scenes::moved(b, {u(rng, -5, 5), u(rng, -5, 5), 0}) : scenes::nudged(rng, b, 1e-4f));
           break;
         case 3:  // moved, unchanged, unchanged
-          if ((step + hs / 10) % 3 == 0) scene.set_box(h, nudged(b, rng, 0.5));
+          if ((step + hs / 10) % 3 == 0) scene.set_box(h, scenes::nudged(rng, b, 0.5f));
           break;
         default: break;  // at rest
       }
@@ -568,7 +553,7 @@ TEST(BroadphaseIncremental, FilterChangesOnUnmovedObjects) {
   constexpr std::uint32_t kObjects = 1500;
   constexpr int kSteps = 76;
   constexpr int kLate = 55;
-  const float side = side_for(kObjects, 2.0f);
+  const float side = scenes::cube_side(kObjects, 2.0f);
   Scene scene;
   Rng rng(505);
   const std::vector<Handle> handles = populate(scene, rng, kObjects, side);
@@ -587,7 +572,7 @@ TEST(BroadphaseIncremental, FilterChangesOnUnmovedObjects) {
         } else if (h % 8 == 1 && step >= kLate && (step - kLate) % 3 == 0) {  // after 55 updates at rest
           scene.set_filter(h, kCycle[static_cast<std::size_t>((step - kLate) / 3) % std::size(kCycle)]);
         } else if (h % 8 == 3 && step >= 50 && step < 60 && (h / 8) % 5 == 0) {  // with a move, either order
-          const Box to = nudged(scene.model.boxes.at(h), rng, 0.3);
+          const Box to = scenes::nudged(rng, scene.model.boxes.at(h), 0.3f);
           const Filter f = kCycle[static_cast<std::size_t>(step + group) % std::size(kCycle)];
           if (step % 2 == 0) {
             scene.set_box(h, to);
@@ -606,7 +591,7 @@ TEST(BroadphaseIncremental, FilterChangesOnUnmovedObjects) {
           doomed.pop_back();
           scene.set_filter(h, k == 0 ? kNothing : kOwnGroup);
           scene.remove(h);
-          scene.create(random_box(rng, side), kCycle[static_cast<std::size_t>(k + step) % std::size(kCycle)]);
+          scene.create(scenes::box_in_cube(rng, side, kEdges), kCycle[static_cast<std::size_t>(k + step) % std::size(kCycle)]);
         }
       }
     }
@@ -670,13 +655,13 @@ TEST(BroadphaseIncremental, QueriesFromFourThreadsAfterEachKindOfStep) {
   constexpr std::uint32_t kObjects = 3000;
   constexpr int kRounds = 5;
   constexpr int kIdle = 18;  // first, so that most objects rest
-  const float side = side_for(kObjects, 2.5f);
+  const float side = scenes::cube_side(kObjects, 2.5f);
   Scene scene;
   Rng rng(606);
   populate(scene, rng, kObjects, side);
   for (int i = 0; i < kIdle; ++i) ASSERT_TRUE(check_step(scene).ok);
   const auto move = [&](std::size_t count) {
-    for (const Handle h : sample(scene.live(), count, rng)) scene.set_box(h, nudged(scene.model.boxes.at(h), rng, 0.5));
+    for (const Handle h : sample(scene.live(), count, rng)) scene.set_box(h, scenes::nudged(rng, scene.model.boxes.at(h), 0.5f));
   };
   for (int round = 0; round < kRounds; ++round) {
     for (const Kind kind : kKinds) {
@@ -689,7 +674,7 @@ TEST(BroadphaseIncremental, QueriesFromFourThreadsAfterEachKindOfStep) {
         case Kind::many_moved: move(kObjects / 3); break;
         case Kind::create_remove:
           for (const Handle h : sample(scene.live(), 60, rng)) scene.remove(h);
-          for (int k = 0; k < 60; ++k) scene.create(random_box(rng, side));
+          for (int k = 0; k < 60; ++k) scene.create(scenes::box_in_cube(rng, side, kEdges));
           break;
         case Kind::filters:
           for (const Handle h : sample(scene.live(), 100, rng)) scene.set_filter(h, Filter{1u << rng.below(3), ~0u << rng.below(3)});
@@ -708,11 +693,11 @@ TEST(BroadphaseIncremental, QueriesFromFourThreadsAfterEachKindOfStep) {
           threads = 2;
           break;
         case Kind::busy:
-          for (const Handle h : scene.live()) scene.set_box(h, random_box(rng, side));
+          for (const Handle h : scene.live()) scene.set_box(h, scenes::box_in_cube(rng, side, kEdges));
           break;
         case Kind::batch_join:
           for (const Handle h : sample(scene.live(), 400, rng)) scene.remove(h);
-          for (int k = 0; k < 400; ++k) scene.create(random_box(rng, side));
+          for (int k = 0; k < 400; ++k) scene.create(scenes::box_in_cube(rng, side, kEdges));
           break;
       }
       ASSERT_TRUE(check_step(scene, step, threads).ok);
@@ -778,10 +763,10 @@ void run_boxes_at_infinity(float fat_margin) {
   for (const Box& b : specials) special_handles.push_back(scene.create(b));
   for (int step = 0; step < kSteps; ++step) {
     if (step > 0) {
-      for (const Handle h : movers) scene.set_box(h, nudged(scene.model.boxes.at(h), rng, 0.3));
+      for (const Handle h : movers) scene.set_box(h, scenes::nudged(rng, scene.model.boxes.at(h), 0.3f));
     }
     for (std::size_t i = 0; i < specials.size(); ++i) {
-      if (step == kMove) scene.set_box(special_handles[i], shifted(specials[i], 3, -2, 1));
+      if (step == kMove) scene.set_box(special_handles[i], scenes::moved(specials[i], {3, -2, 1}));
       if (step == kMoveBack) scene.set_box(special_handles[i], specials[i]);
       if (step == kRemove) scene.remove(special_handles[i]);
     }

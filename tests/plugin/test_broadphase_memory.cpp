@@ -32,16 +32,14 @@ constexpr std::size_t kMiB = std::size_t{1} << 20;
 
 float u(Rng& rng, double lo, double hi) { return static_cast<float>(rng.uniform(lo, hi)); }
 
-/// A box of edge 0.2 to 2 somewhere in [0, side]^3.
-Box random_box(Rng& rng, float side) {
-  const float x = u(rng, 0, side);
-  const float y = u(rng, 0, side);
-  const float z = u(rng, 0, side);
-  return {{x, y, z}, {x + u(rng, 0.2, 2.0), y + u(rng, 0.2, 2.0), z + u(rng, 0.2, 2.0)}};
-}
+/// Random boxes' edges: 0.2 to 2 on each axis.
+constexpr scenes::Edges kEdges{0.2f, 2.0f};
+
+/// A box of edges kEdges somewhere in [0, side)^3.
+Box random_box(Rng& rng, float side) { return scenes::box_in_cube(rng, side, kEdges); }
 
 /// `b` moved by `d` along x and y.
-Box shifted(const Box& b, float d) { return {{b.min.x + d, b.min.y + d, b.min.z}, {b.max.x + d, b.max.y + d, b.max.z}}; }
+Box shifted(const Box& b, float d) { return scenes::moved(b, {d, d, 0}); }
 
 /// A broadphase, updated on one thread unless told (so that which scratch is warm does not
 /// depend on the scheduler), and the brute-force model of the same objects, changed together;
@@ -112,7 +110,7 @@ struct World {
 };
 
 /// The side of a cube where `objects` random boxes have about one overlap each.
-float side_for(std::uint32_t objects) { return 2.5f * std::cbrt(static_cast<float>(objects)); }
+float side_for(std::uint32_t objects) { return scenes::cube_side(objects, 2.5f); }
 
 /// Memory held by a broadphase made afresh with only these boxes, updated twice.
 std::size_t fresh_bytes(const oracle::BroadphaseModel& model) {

@@ -10,11 +10,11 @@
 
 #include <cmath>
 #include <limits>
-#include <random>
 #include <vector>
 
 #include "agrid/agrid.h"
 #include "agrid/float_rounding.h"
+#include "agrid_scenes/random.h"
 
 namespace {
 
@@ -65,11 +65,13 @@ TEST(FloatRounding, SpecialValuesMatchNextafter) {
 }
 
 TEST(FloatRounding, DoublesOfEveryExponentMatchNextafter) {
-  std::mt19937_64 random(5);
-  std::uniform_real_distribution<double> mantissa(0.5, 1.0);
-  std::uniform_int_distribution<int> exponent(-160, 140);
+  agrid::scenes::Random random(5);
+  constexpr int kLeastExponent = -160;
+  constexpr std::uint32_t kExponents = 301;  // -160 to 140
   for (int i = 0; i < 200000; ++i) {
-    const double x = std::ldexp(mantissa(random), exponent(random)) * (i % 2 == 0 ? 1 : -1);
+    const double mantissa = random.uniform(0.5, 1.0);
+    const int exponent = kLeastExponent + static_cast<int>(random.below(kExponents));
+    const double x = std::ldexp(mantissa, exponent) * (i % 2 == 0 ? 1 : -1);
     expect_rounded_outward(x);
   }
 }
@@ -92,37 +94,42 @@ bool paired(const DoubleBox& a, const DoubleBox& b) {
   return !agrid::find_all_pairs(boxes).empty();
 }
 
-/// A unit-high box from x to x + width on the x axis.
-DoubleBox slab(double x, double width) { return {{x, 0.0, 0.0}, {x + width, 1.0, 1.0}}; }
+/// A unit-high box from lo to hi on the x axis.
+DoubleBox slab(double lo, double hi) { return {{lo, 0.0, 0.0}, {hi, 1.0, 1.0}}; }
+
+/// A box that starts at x and reaches past every face drawn.
+DoubleBox starting_at(double x) { return slab(x, 1e9); }
 
 TEST(FloatRounding, DoubleBoxesArePairedIffNoTwoFloatsLieBetween) {
-  std::mt19937_64 random(42);
-  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
-  std::uniform_int_distribution<int> exponent(-20, 20);
-  std::uniform_real_distribution<double> share(0.0, 1.0);
+  agrid::scenes::Random random(42);
+  const auto share = [&random] { return random.uniform(); };
+  constexpr int kLeastExponent = -20;
+  constexpr std::uint32_t kExponents = 41;  // -20 to 20: faces from 1e-6 to 2e6
   constexpr int kFaces = 20000;
   for (int i = 0; i < kFaces; ++i) {
     // The first box ends at `face`, a double between two floats; above it lie the floats
     // `first_float` and `second_float`.
-    const double face = std::ldexp(mantissa(random), exponent(random)) * (i % 2 == 0 ? 1 : -1);
+    const double mantissa = random.uniform(1.0, 2.0);
+    const int exponent = kLeastExponent + static_cast<int>(random.below(kExponents));
+    const double face = std::ldexp(mantissa, exponent) * (i % 2 == 0 ? 1 : -1);
     const float first_float = agrid::round_up_to_float(face);
     const float second_float = std::nextafter(first_float, Floats::infinity());
     ASSERT_LT(face, static_cast<double>(first_float)) << face;
-    const DoubleBox ending = slab(face - 1.0, 1.0);
+    const DoubleBox ending = slab(-1e9, face);
     // Overlapping or touching as doubles: paired.
-    EXPECT_TRUE(paired(ending, slab(face - share(random), 1.0))) << face;
-    EXPECT_TRUE(paired(ending, slab(face, 1.0))) << face;
+    EXPECT_TRUE(paired(ending, starting_at(face - share()))) << face;
+    EXPECT_TRUE(paired(ending, starting_at(face))) << face;
     // Apart, with one float between (less than a float step apart, or nearly two): paired.
     const double one_float_between =
-        static_cast<double>(first_float) + share(random) * (static_cast<double>(second_float) - static_cast<double>(first_float));
-    EXPECT_TRUE(paired(ending, slab(std::nextafter(face, Doubles::infinity()), 1.0))) << face;
-    EXPECT_TRUE(paired(ending, slab(std::nextafter(static_cast<double>(second_float), -Doubles::infinity()), 1.0))) << face;
+        static_cast<double>(first_float) + share() * (static_cast<double>(second_float) - static_cast<double>(first_float));
+    EXPECT_TRUE(paired(ending, starting_at(std::nextafter(face, Doubles::infinity())))) << face;
+    EXPECT_TRUE(paired(ending, starting_at(std::nextafter(static_cast<double>(second_float), -Doubles::infinity())))) << face;
     if (one_float_between < static_cast<double>(second_float)) {
-      EXPECT_TRUE(paired(ending, slab(one_float_between, 1.0))) << face;
+      EXPECT_TRUE(paired(ending, starting_at(one_float_between))) << face;
     }
     // Apart, with two floats between: never paired.
-    EXPECT_FALSE(paired(ending, slab(static_cast<double>(second_float), 1.0))) << face;
-    EXPECT_FALSE(paired(ending, slab(static_cast<double>(second_float) + share(random), 1.0))) << face;
+    EXPECT_FALSE(paired(ending, starting_at(static_cast<double>(second_float)))) << face;
+    EXPECT_FALSE(paired(ending, starting_at(static_cast<double>(second_float) + share()))) << face;
   }
 }
 

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <vector>
 
+#include "agrid_scenes/random.h"
 #include "grid/min_x_order.h"
 
 namespace agrid::test {
@@ -28,15 +28,15 @@ void expect_stable_order(const std::vector<float>& values) {
 
 TEST(MinXOrder, MatchesAStableSort) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
-  std::mt19937 random(7);
+  agrid::scenes::Random random(7);
+  const auto spread = [&random] { return random.uniform(-100.0f, 100.0f); };
+  constexpr std::uint32_t kFewValues = 4;  // 0 to 3
   for (const std::uint32_t n : {0u, 1u, 2u, 17u, 300u, 5000u}) {
-    std::uniform_real_distribution<float> spread(-100.0f, 100.0f);
-    std::uniform_int_distribution<int> few(0, 3);
     std::vector<float> uniform(n), repeated(n), with_infinities(n), equal(n, 2.5f), ascending(n), descending(n);
     for (std::uint32_t i = 0; i < n; ++i) {
-      uniform[i] = spread(random);
-      repeated[i] = static_cast<float>(few(random));
-      with_infinities[i] = i % 7 == 0 ? -kInf : (i % 11 == 0 ? kInf : spread(random));
+      uniform[i] = spread();
+      repeated[i] = static_cast<float>(random.below(kFewValues));
+      with_infinities[i] = i % 7 == 0 ? -kInf : (i % 11 == 0 ? kInf : spread());
       ascending[i] = static_cast<float>(i);
       descending[i] = -static_cast<float>(i);
     }

@@ -5,6 +5,7 @@
 
 #include "agrid/agrid.h"
 #include "agrid_scenes/adversarial.h"
+#include "agrid_scenes/boxes.h"
 #include "agrid_scenes/random.h"
 #include "support/arena.h"
 #include "support/comparisons.h"

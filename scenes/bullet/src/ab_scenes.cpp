@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 
+#include "agrid_scenes/boxes.h"
 #include "world_scene.h"
 
 namespace agrid::scenes::detail {
@@ -130,15 +131,10 @@ void build_pile(WorldBuilder& b, std::uint32_t bodies) {
   const UnitShapes unit = make_unit_shapes(b);
   Random& random = b.random();
   b.add_body(b.make_shape<btStaticPlaneShape>(btVector3(0, 1, 0), 0), 0, kAtRest, kAtRest);
-  const auto per_side = static_cast<std::uint32_t>(std::ceil(std::cbrt(count(bodies))));
   for (std::uint32_t i = 0; i < bodies; ++i) {
-    const std::uint32_t x = i % per_side, z = (i / per_side) % per_side, y = i / (per_side * per_side);
+    const Vec3 at = cube_lattice_point(i, bodies, kPileSpacing);
     const btVector3 jitter = random.vector(-kPileJitter, kPileJitter);
-    b.add_body(i % 2 == 0 ? unit.box : unit.sphere, kUnitMass,
-               btVector3(kPileSpacing * static_cast<btScalar>(x),
-                         kPileFirstLayer + kPileSpacing * static_cast<btScalar>(y),
-                         kPileSpacing * static_cast<btScalar>(z)) + jitter,
-               kAtRest);
+    b.add_body(i % 2 == 0 ? unit.box : unit.sphere, kUnitMass, btVector3(at.x, kPileFirstLayer + at.y, at.z) + jitter, kAtRest);
   }
 }
 
@@ -152,21 +148,18 @@ Extent city_extent(std::uint32_t bodies) {
 void build_city(WorldBuilder& b, std::uint32_t bodies) {
   const UnitShapes unit = make_unit_shapes(b);
   Random& random = b.random();
-  const auto per_side = static_cast<std::uint32_t>(std::ceil(std::sqrt(count(bodies))));
   std::array<btCollisionShape*, kCityMaxStories> towers{};
   for (int h = 1; h <= kCityMaxStories; ++h) {
     const btVector3 half(kHalf, kHalf * static_cast<btScalar>(h), kHalf);
     towers[static_cast<std::size_t>(h - 1)] = b.make_shape<btBoxShape>(half);
   }
   for (std::uint32_t i = 0; i < bodies; ++i) {
-    const std::uint32_t x = i % per_side, z = i / per_side;
+    const Vec3 lot = square_lattice_point(i, bodies, kCitySpacing);
     const int height = 1 + static_cast<int>(random.uniform(0, kCityMaxStories));
     b.add_body(towers[static_cast<std::size_t>(std::min(height, kCityMaxStories) - 1)], 0,
-               btVector3(kCitySpacing * static_cast<btScalar>(x), kHalf * static_cast<btScalar>(height),
-                         kCitySpacing * static_cast<btScalar>(z)),
-               kAtRest);
+               btVector3(lot.x, kHalf * static_cast<btScalar>(height), lot.z), kAtRest);
   }
-  const btScalar extent = kCitySpacing * static_cast<btScalar>(per_side);
+  const btScalar extent = kCitySpacing * static_cast<btScalar>(square_lattice_side(bodies));
   for (std::uint32_t i = 0; i < std::max(1u, bodies / kCityBoxesPerSphere); ++i) {
     btVector3 at = random.vector(0, extent);
     at.setY(random.uniform(kCityRainLow, kCityRainHigh));
@@ -205,11 +198,9 @@ void build_plane(WorldBuilder& b, std::uint32_t bodies) {
   b.set_gravity(kAtRest);
   Random& random = b.random();
   btCollisionShape* cube = b.make_shape<btBoxShape>(btVector3(kPlaneHalfEdge, kPlaneHalfEdge, kPlaneHalfEdge));
-  const auto per_side = static_cast<std::uint32_t>(std::ceil(std::sqrt(count(bodies))));
   for (std::uint32_t i = 0; i < bodies; ++i) {
-    const std::uint32_t x = i % per_side, z = i / per_side;
-    const btVector3 at(kPlaneSpacing * static_cast<btScalar>(x), random.uniform(-kPlaneJitter, kPlaneJitter),
-                       kPlaneSpacing * static_cast<btScalar>(z));
+    const Vec3 lot = square_lattice_point(i, bodies, kPlaneSpacing);
+    const btVector3 at(lot.x, random.uniform(-kPlaneJitter, kPlaneJitter), lot.z);
     const btVector3 drift(random.uniform(-kPlaneDrift, kPlaneDrift), kPlaneSpeed,
                           random.uniform(-kPlaneDrift, kPlaneDrift));
     b.add_body(cube, kUnitMass, at, drift);

@@ -1,5 +1,7 @@
 #pragma once
-// Random: the one generator of the scene library, its tests, benchmarks and Bullet worlds.
+// Random: the one generator of the scene library and of what uses it: the tests, the benchmarks
+// (agrid_scenes/step_scenes.h, the Bullet worlds), the demos. (The README's example programs,
+// which a user copies alone, and FCL's tests and benchmark use std::mt19937.)
 // xoshiro256** seeded through splitmix64 (Blackman and Vigna), with our own integer -> number
 // mappings, so that a seed gives bit-identical draws on every compiler and standard library
 // (std:: engines are portable, std:: distributions are not).

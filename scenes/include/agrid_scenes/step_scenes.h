@@ -1,26 +1,29 @@
 #pragma once
-// The random boxes and rays of the incremental-broadphase benchmarks, shared by
-// bench_broadphase.cpp (agrid::Broadphase) and its Bullet peer in bench_bullet.cpp, so that both
-// time the same scene. std::mt19937_64 with fixed seeds, turned into numbers here (std::
-// distributions differ between standard libraries; the engine does not).
+// The step scenes of the incremental-broadphase benchmarks: random boxes at about one overlap a
+// box, and which are created, moved and removed each step, in which order. Shared by
+// agrid-bench-broadphase (agrid::Broadphase) and its Bullet peer in agrid-bench-bullet, so that
+// both time the same scene. Every number comes from the scene library's one generator
+// (agrid_scenes/random.h) with fixed seeds: the same boxes on every compiler and library.
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <random>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "agrid/box.h"
 #include "agrid/segment.h"
+#include "agrid_scenes/boxes.h"
+#include "agrid_scenes/random.h"
 
-namespace agrid::bench {
+namespace agrid::scenes {
 
 /// Shortest and longest box edge, drawn uniformly on each axis.
 constexpr float kMinEdge = 0.5f;
 constexpr float kMaxEdge = 2.0f;
+constexpr Edges kStepBoxEdges{kMinEdge, kMaxEdge};
 
 /// Seeds of the ray benchmark's boxes and of its rays.
 constexpr std::uint64_t kRayBoxSeed = 3;
@@ -28,17 +31,6 @@ constexpr std::uint64_t kRaySeed = 4;
 /// Static boxes of the ray benchmark, and rays cast per iteration.
 constexpr std::size_t kRayBoxes = 50000;
 constexpr std::size_t kRays = 500;
-
-/// Uniform float in [lo, hi], from the generator's top 24 bits.
-inline float uniform(std::mt19937_64& rng, float lo, float hi) {
-  const float fraction = static_cast<float>(rng() >> 40) * 0x1.0p-24f;
-  return lo + (hi - lo) * fraction;
-}
-
-/// Uniform integer in [0, n).
-inline std::uint32_t below(std::mt19937_64& rng, std::uint32_t n) {
-  return static_cast<std::uint32_t>(((rng() >> 32) * n) >> 32);
-}
 
 /// Side of a cube in which `count` boxes have about one overlap each (pairs ~ count): two boxes
 /// overlap on an axis with probability E[edge_a + edge_b] / side, so count^2 / 2 * (E[a + b] /
@@ -48,38 +40,23 @@ inline float one_overlap_side(std::size_t count) {
   return static_cast<float>(mean_edge_sum * std::cbrt(static_cast<double>(count) / 2.0));
 }
 
-/// A box of random edges centred at `center`.
-inline Box box_around(std::mt19937_64& rng, Vec3 center) {
-  const Vec3 half{uniform(rng, kMinEdge, kMaxEdge) / 2, uniform(rng, kMinEdge, kMaxEdge) / 2,
-                  uniform(rng, kMinEdge, kMaxEdge) / 2};
-  return {{center.x - half.x, center.y - half.y, center.z - half.z},
-          {center.x + half.x, center.y + half.y, center.z + half.z}};
-}
-
-/// A random point of the box [lo, hi].
-inline Vec3 point_in(std::mt19937_64& rng, Vec3 lo, Vec3 hi) {
-  const float x = uniform(rng, lo.x, hi.x);
-  const float y = uniform(rng, lo.y, hi.y);
-  return {x, y, uniform(rng, lo.z, hi.z)};
-}
-
 /// `count` boxes centred uniformly in the cube [0, side]^3.
-inline std::vector<Box> boxes_in_cube(std::mt19937_64& rng, std::size_t count, float side) {
+inline std::vector<Box> boxes_in_cube(Random& rng, std::size_t count, float side) {
   std::vector<Box> boxes;
   boxes.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) boxes.push_back(box_around(rng, point_in(rng, {}, {side, side, side})));
+  for (std::size_t i = 0; i < count; ++i) boxes.push_back(box_around(rng, point_in(rng, {}, {side, side, side}), kStepBoxEdges));
   return boxes;
 }
 
 /// The ray benchmark's static boxes: kRayBoxes at one overlap a box.
 inline std::vector<Box> ray_scene_boxes() {
-  std::mt19937_64 rng(kRayBoxSeed);
+  Random rng(kRayBoxSeed);
   return boxes_in_cube(rng, kRayBoxes, one_overlap_side(kRayBoxes));
 }
 
 /// The ray benchmark's rays: kRays segments between random points of the same cube.
 inline std::vector<Segment> ray_scene_rays() {
-  std::mt19937_64 rng(kRaySeed);
+  Random rng(kRaySeed);
   const float side = one_overlap_side(kRayBoxes);
   std::vector<Segment> rays;
   rays.reserve(kRays);
@@ -100,15 +77,12 @@ constexpr float kBoxQueryMaxEdge = 5.0f;
 /// The box queries: kBoxQueries boxes with edges uniform in [kBoxQueryMinEdge, kBoxQueryMaxEdge]
 /// on each axis, centred at random points of the ray benchmark's cube.
 inline std::vector<Box> ray_scene_queries() {
-  std::mt19937_64 rng(kBoxQuerySeed);
+  Random rng(kBoxQuerySeed);
   const float side = one_overlap_side(kRayBoxes);
   std::vector<Box> queries;
   queries.reserve(kBoxQueries);
   for (std::size_t i = 0; i < kBoxQueries; ++i) {
-    const Vec3 c = point_in(rng, {}, {side, side, side});
-    const Vec3 half{uniform(rng, kBoxQueryMinEdge, kBoxQueryMaxEdge) / 2, uniform(rng, kBoxQueryMinEdge, kBoxQueryMaxEdge) / 2,
-                    uniform(rng, kBoxQueryMinEdge, kBoxQueryMaxEdge) / 2};
-    queries.push_back({{c.x - half.x, c.y - half.y, c.z - half.z}, {c.x + half.x, c.y + half.y, c.z + half.z}});
+    queries.push_back(box_around(rng, point_in(rng, {}, {side, side, side}), {kBoxQueryMinEdge, kBoxQueryMaxEdge}));
   }
   return queries;
 }
@@ -155,12 +129,6 @@ inline constexpr FrozenStepScene kFrozenStepScenes[] = {{"frozen-500k", 500000, 
 inline constexpr StreamStepScene kStreamStepScenes[] = {{"stream-200k", 200000, 2000, 5000},
                                                         {"stream-20k", 20000, 200, 500}};
 
-/// The box moved by a random nudge of up to kStepNudge on each axis.
-inline Box nudged_box(std::mt19937_64& rng, Box box) {
-  const Vec3 d = point_in(rng, {-kStepNudge, -kStepNudge, -kStepNudge}, {kStepNudge, kStepNudge, kStepNudge});
-  return {{box.min.x + d.x, box.min.y + d.y, box.min.z + d.z}, {box.max.x + d.x, box.max.y + d.y, box.max.z + d.z}};
-}
-
 /// A frozen scene's run. start(create) creates every box; then each step, prepare() (untimed)
 /// draws the boxes moved and step(create, remove, set_box) moves them. Every container is
 /// reserved by the constructor: start() and step() allocate nothing here.
@@ -186,9 +154,9 @@ class FrozenStepRun {
   void prepare() {
     moves_.clear();
     for (std::uint32_t i = 0; i < scene_.moved; ++i) {
-      std::swap(order_[i], order_[i + below(rng_, scene_.boxes - i)]);
+      std::swap(order_[i], order_[i + rng_.below(scene_.boxes - i)]);
       Box& box = boxes_[order_[i]];
-      box = nudged_box(rng_, box);
+      box = nudged(rng_, box, kStepNudge);
       moves_.emplace_back(handles_[order_[i]], box);
     }
   }
@@ -210,7 +178,7 @@ class FrozenStepRun {
 
  private:
   FrozenStepScene scene_;
-  std::mt19937_64 rng_;
+  Random rng_;
   std::vector<Box> boxes_;
   std::vector<Handle> handles_;
   std::vector<std::uint32_t> order_;
@@ -246,7 +214,7 @@ class StreamStepRun {
       for (const Box& box : new_boxes_) batch.push_back(create(box));
     }
     for (std::uint32_t i = 0; i < scene_.movers; ++i) {
-      movers_.push_back(box_around(rng_, point_in(rng_, {}, {length_, width_, width_})));
+      movers_.push_back(box_around(rng_, point_in(rng_, {}, {length_, width_, width_}), kStepBoxEdges));
       mover_handles_.push_back(create(movers_.back()));
     }
   }
@@ -257,7 +225,7 @@ class StreamStepRun {
     // A mover left behind by the window moves on by its length, so the movers stay in it.
     const float back = front_ - length_;
     for (Box& box : movers_) {
-      box = nudged_box(rng_, box);
+      box = nudged(rng_, box, kStepNudge);
       if (box.max.x < back) box = {{box.min.x + length_, box.min.y, box.min.z}, {box.max.x + length_, box.max.y, box.max.z}};
     }
   }
@@ -290,13 +258,13 @@ class StreamStepRun {
   void draw_batch() {
     new_boxes_.clear();
     for (std::uint32_t i = 0; i < scene_.churn; ++i) {
-      new_boxes_.push_back(box_around(rng_, point_in(rng_, {front_, 0, 0}, {front_ + slice_, width_, width_})));
+      new_boxes_.push_back(box_around(rng_, point_in(rng_, {front_, 0, 0}, {front_ + slice_, width_, width_}), kStepBoxEdges));
     }
     front_ += slice_;
   }
 
   StreamStepScene scene_;
-  std::mt19937_64 rng_;
+  Random rng_;
   float width_;
   float length_;
   float slice_;
@@ -347,7 +315,7 @@ class RandomWalk {
   void step() {
     const auto count = static_cast<std::uint32_t>(boxes_.size());
     const auto turns = static_cast<std::uint32_t>(kWalkTurnShare * static_cast<float>(count));
-    for (std::uint32_t i = 0; i < turns; ++i) velocities_[below(rng_, count)] = random_velocity();
+    for (std::uint32_t i = 0; i < turns; ++i) velocities_[rng_.below(count)] = random_velocity();
     for (std::size_t i = 0; i < boxes_.size(); ++i) {
       Box& box = boxes_[i];
       Vec3& v = velocities_[i];
@@ -370,7 +338,7 @@ class RandomWalk {
     if (twice_centre > 2 * side_) v = -std::abs(v);
   }
 
-  std::mt19937_64 rng_;
+  Random rng_;
   float side_;
   std::vector<Box> boxes_;
   std::vector<Vec3> velocities_;
@@ -402,9 +370,10 @@ constexpr std::uint64_t kPileSeed = 7;
 /// to the column under its centre; kPileFallingShare of them fall straight down at kPileFallSpeed
 /// and land on their column's top, the others have landed and tremble. Not physics: columns are
 /// a coarse height field, so a box rests on the highest box of its own column only, and may
-/// overlap the boxes of the columns beside it. Dense (1.3 to 1.4 pairs a box, 3.5 times the walk's:
-/// a box overlaps those under and over it and some of the columns' beside), growing, and every
-/// box moves every step.
+/// overlap the boxes of the columns beside it. Dense (1.34 to 1.44 pairs a box over the frames the
+/// benchmarks time, 15 to 45 steps in, about 3.5 times the walk's: a box overlaps those under and
+/// over it and some of the columns' beside; tests/scenes/test_step_scenes.cpp), growing, and
+/// every box moves every step.
 class BoxPile {
  public:
   explicit BoxPile(std::size_t count)
@@ -422,19 +391,19 @@ class BoxPile {
     std::vector<float> air;
     for (std::size_t i = 0; i < count; ++i) {
       if (i == landed) air = column_floor_;
-      const std::uint32_t cx = below(rng_, columns_per_side_);
-      const std::uint32_t cz = below(rng_, columns_per_side_);
-      const Vec3 half{uniform(rng_, kMinEdge, kMaxEdge) / 2, uniform(rng_, kMinEdge, kMaxEdge) / 2,
-                      uniform(rng_, kMinEdge, kMaxEdge) / 2};
+      const std::uint32_t cx = rng_.below(columns_per_side_);
+      const std::uint32_t cz = rng_.below(columns_per_side_);
+      const Vec3 half{rng_.uniform(kMinEdge, kMaxEdge) / 2, rng_.uniform(kMinEdge, kMaxEdge) / 2,
+                      rng_.uniform(kMinEdge, kMaxEdge) / 2};
       // Inside the container's walls.
-      const float x = std::clamp(kPileCell * (static_cast<float>(cx) + uniform(rng_, 0, 1)), half.x, side - half.x);
-      const float z = std::clamp(kPileCell * (static_cast<float>(cz) + uniform(rng_, 0, 1)), half.z, side - half.z);
+      const float x = std::clamp(kPileCell * (static_cast<float>(cx) + rng_.uniform(0.0f, 1.0f)), half.x, side - half.x);
+      const float z = std::clamp(kPileCell * (static_cast<float>(cz) + rng_.uniform(0.0f, 1.0f)), half.z, side - half.z);
       const std::uint32_t column = cz * columns_per_side_ + cx;
       float bottom = 0;
       if (i < landed) {
         bottom = land(column, half.y);
       } else {
-        bottom = air[column] + uniform(rng_, 0, kPileRainGap);
+        bottom = air[column] + rng_.uniform(0.0f, kPileRainGap);
         air[column] = bottom + 2 * half.y;
       }
       centres_.push_back({x, bottom + half.y, z});
@@ -482,7 +451,7 @@ class BoxPile {
     return bottom;
   }
 
-  std::mt19937_64 rng_;
+  Random rng_;
   std::uint32_t columns_per_side_;
   std::vector<float> column_floor_;  // per column: where the next box to land has its bottom
   std::vector<Vec3> centres_;        // where each box landed, or is falling
@@ -504,7 +473,7 @@ struct WalkStepScene {
 
 inline constexpr WalkStepScene kWalkStepScenes[] = {{"scatter-50k", 50000}};
 /// Untimed steps before timing: the boxes, at rest when new, have nearly all left their fat boxes
-/// and are moving by then (97% after 10 steps, 99.5% after 20; a steady state from about 12).
+/// and are moving by then (99.6% of them at the 20th step; tests/scenes/test_step_scenes.cpp).
 constexpr int kWalkStepWarmup = 20;
 
 /// A walk scene's run. start(create) creates every box; each step, prepare() (untimed) moves
@@ -544,4 +513,4 @@ class WalkStepRun {
   std::vector<Handle> handles_;
 };
 
-}  // namespace agrid::bench
+}  // namespace agrid::scenes
