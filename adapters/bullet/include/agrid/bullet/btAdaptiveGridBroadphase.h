@@ -53,12 +53,13 @@ struct Config;     // <agrid/config.h> (C++11 and later)
 ///   where they are now, call world->updateAabbs() first.
 /// * rayTest and aabbTest are safe from several threads at once while no step runs: they only
 ///   read what the last calculateOverlappingPairs kept. (btDbvtBroadphase is not, in Debian's
-///   Bullet, built without BT_THREADSAFE: its tree walks share one stack; in issue 26's trial,
+///   Bullet, built without BT_THREADSAFE: its tree walks share one stack; in a trial,
 ///   2,000 rays a step from 2 and 4 threads got 57-61% wrong results with dbvt, none with agrid.)
 /// * AABBs with a NaN or min > max pair with nothing (counted in lastStepStats().m_invalidObjects);
 ///   static planes (±1e18) and other huge objects are handled as oversize boxes.
 /// * With double-precision Bullet (BT_USE_DOUBLE_PRECISION) AABBs are rounded outward to floats:
-///   pairs and hits are exact on the rounded boxes, so none is lost (docs/broadphase.md).
+///   pairs and hits are exact on the rounded boxes, so none is lost, and a pair whose double
+///   AABBs are apart by less than a float step may be added (docs/broadphase.md).
 /// * Large moving sets use all threads of the caller's oneTBB task arena; the result does not
 ///   depend on the number of threads (tests/determinism). To choose the number, step the world
 ///   inside an arena, or cap every arena of the process:
