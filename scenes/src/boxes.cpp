@@ -27,10 +27,12 @@ Box box_around(Random& rng, Vec3 centre, Edges edges) {
   return {{centre.x - half.x, centre.y - half.y, centre.z - half.z}, {centre.x + half.x, centre.y + half.y, centre.z + half.z}};
 }
 
-Box box_in_cube(Random& rng, float side, Edges edges) {
-  const Vec3 min = point_in(rng, {0, 0, 0}, {side, side, side});
+Box box_in(Random& rng, Vec3 lo, Vec3 hi, Edges edges) {
+  const Vec3 min = point_in(rng, lo, hi);
   return box_from(min, point_in(rng, {edges.shortest, edges.shortest, edges.shortest}, {edges.longest, edges.longest, edges.longest}));
 }
+
+Box box_in_cube(Random& rng, float side, Edges edges) { return box_in(rng, {0, 0, 0}, {side, side, side}, edges); }
 
 Box moved(const Box& box, Vec3 by) {
   return {{box.min.x + by.x, box.min.y + by.y, box.min.z + by.z}, {box.max.x + by.x, box.max.y + by.y, box.max.z + by.z}};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agrid/broadphase.h"
+#include "agrid_scenes/boxes.h"
 #include "determinism/determinism.h"
 #include "support/random_scenes.h"
 
@@ -50,16 +51,8 @@ Config churn_config(Kernel kernel) {
 }
 
 Box random_box(Rng& rng) {
-  const float half = kWorldSide / 2;
-  const Vec3 min{rng.uniform(-half, half), rng.uniform(-half, half), rng.uniform(-half, half)};
-  return {min, {min.x + rng.uniform(kMinSide, kMaxSide), min.y + rng.uniform(kMinSide, kMaxSide),
-                min.z + rng.uniform(kMinSide, kMaxSide)}};
-}
-
-Box moved(const Box& b, Rng& rng) {
-  const Vec3 by{rng.uniform(-kStepReach, kStepReach), rng.uniform(-kStepReach, kStepReach),
-                rng.uniform(-kStepReach, kStepReach)};
-  return {{b.min.x + by.x, b.min.y + by.y, b.min.z + by.z}, {b.max.x + by.x, b.max.y + by.y, b.max.z + by.z}};
+  constexpr float kHalf = kWorldSide / 2;
+  return scenes::box_in(rng, {-kHalf, -kHalf, -kHalf}, {kHalf, kHalf, kHalf}, {kMinSide, kMaxSide});
 }
 
 /// What the churn made the broadphase do, over all runs: so that a hash that agrees is known to
@@ -84,7 +77,7 @@ class Churn {
     const std::uint32_t movers = (update / kPhaseLength) % 2 == 0 ? kCrowd : kFew;
     for (std::uint32_t i = 0; i < movers; ++i) {
       const Handle h = pick();
-      bp_.set_box(h, moved(bp_.box(h), rng_));
+      bp_.set_box(h, scenes::nudged(rng_, bp_.box(h), kStepReach));
     }
     for (std::uint32_t i = 0; i < kChurn; ++i) bp_.set_box(pick(), random_box(rng_));
     for (std::uint32_t i = 0; i < kChurn; ++i) {

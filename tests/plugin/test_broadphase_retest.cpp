@@ -17,21 +17,15 @@
 namespace agrid::test {
 namespace {
 
-/// A box of edge 1 on a jittered lattice of spacing 0.98: neighbours overlap by a hair, so a
-/// nudge of a few hundredths makes and breaks many pairs, inside the fat boxes.
-Box lattice_box(std::uint32_t i, std::uint32_t side) {
-  const auto x = static_cast<float>(i % side) * 0.98f;
-  const auto y = static_cast<float>((i / side) % side) * 0.98f;
-  const auto z = static_cast<float>(i / (side * side)) * 0.98f;
-  return {{x, y, z}, {x + 1.0f, y + 1.0f, z + 1.0f}};
+/// The i-th of `count` boxes of edge 1 on a lattice of spacing 0.98: neighbours overlap by a
+/// hair, so a nudge of a few hundredths makes and breaks many pairs, inside the fat boxes.
+Box lattice_box(std::uint32_t i, std::uint32_t count) {
+  constexpr float kSpacing = 0.98f;
+  return scenes::box_from(scenes::cube_lattice_point(i, count, kSpacing), {1.0f, 1.0f, 1.0f});
 }
 
-Box nudged(const Box& b, Rng& rng) {
-  const float dx = rng.uniform(-0.03f, 0.03f);
-  const float dy = rng.uniform(-0.03f, 0.03f);
-  const float dz = rng.uniform(-0.03f, 0.03f);
-  return {{b.min.x + dx, b.min.y + dy, b.min.z + dz}, {b.max.x + dx, b.max.y + dy, b.max.z + dz}};
-}
+/// How far a nudge moves a box on each axis, at most: inside its fat box.
+constexpr float kNudge = 0.03f;
 
 TEST(BroadphaseRetest, ExactForFewManyAndAllMovedAtRest) {
   constexpr std::uint32_t kSide = 8;
@@ -43,7 +37,7 @@ TEST(BroadphaseRetest, ExactForFewManyAndAllMovedAtRest) {
     std::vector<Box> home;
     std::vector<Box> boxes;
     for (std::uint32_t i = 0; i < kObjects; ++i) {
-      home.push_back(lattice_box(i, kSide));
+      home.push_back(lattice_box(i, kObjects));
       boxes.push_back(home.back());
       bp.create(boxes.back());
     }
@@ -54,7 +48,7 @@ TEST(BroadphaseRetest, ExactForFewManyAndAllMovedAtRest) {
       if (step >= 4) {  // all at rest by now: then each step a share nudged around its home
         for (std::uint32_t k = 0; k < moved_per_step; ++k) {
           const Handle h = moved_per_step == kObjects ? k : rng.below(kObjects);
-          boxes[h] = nudged(home[h], rng);
+          boxes[h] = scenes::nudged(rng, home[h], kNudge);
           bp.set_box(h, boxes[h]);
         }
       }

@@ -26,6 +26,9 @@ struct Edges {
 /// A box of random edges centred at `centre`.
 [[nodiscard]] Box box_around(Random& rng, Vec3 centre, Edges edges);
 
+/// A box of random edges whose min corner is uniform in [lo, hi).
+[[nodiscard]] Box box_in(Random& rng, Vec3 lo, Vec3 hi, Edges edges);
+
 /// A box of random edges whose min corner is uniform in [0, side)^3.
 [[nodiscard]] Box box_in_cube(Random& rng, float side, Edges edges);
 
