@@ -24,23 +24,21 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 using Model = oracle::BroadphaseModel;
 using oracle::difference;
 
-Box random_box(Rng& rng, float side) {
-  const float x = static_cast<float>(rng.uniform(0, side));
-  const float y = static_cast<float>(rng.uniform(0, side));
-  const float z = static_cast<float>(rng.uniform(0, side));
-  const float e = static_cast<float>(rng.uniform(0.2, 2.0));
-  return {{x, y, z}, {x + e, y + e, z + e}};
-}
+/// A box of edges 0.2 to 2 with its min corner in [0, side)^3.
+Box random_box(Rng& rng, float side) { return scenes::box_in_cube(rng, side, {0.2f, 2.0f}); }
 
+/// `b` moved by up to 0.3 on x and y.
 Box moved(const Box& b, Rng& rng) {
-  const float dx = static_cast<float>(rng.uniform(-0.3, 0.3));
-  const float dy = static_cast<float>(rng.uniform(-0.3, 0.3));
-  return {{b.min.x + dx, b.min.y + dy, b.min.z}, {b.max.x + dx, b.max.y + dy, b.max.z}};
+  constexpr float kReach = 0.3f;
+  const float dx = rng.uniform(-kReach, kReach);
+  return scenes::moved(b, {dx, rng.uniform(-kReach, kReach), 0.0f});
 }
 
+/// `b` moved by a hair (up to 1e-3) along x and back along z: pairs that touch begin and end.
 Box jittered(const Box& b, Rng& rng) {
-  const float d = static_cast<float>(rng.uniform(-1e-3, 1e-3));
-  return {{b.min.x + d, b.min.y, b.min.z - d}, {b.max.x + d, b.max.y, b.max.z - d}};
+  constexpr float kHair = 1e-3f;
+  const float d = rng.uniform(-kHair, kHair);
+  return scenes::moved(b, {d, 0.0f, -d});
 }
 
 Filter random_filter(Rng& rng) {

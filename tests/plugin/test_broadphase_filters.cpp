@@ -16,13 +16,8 @@
 namespace agrid::test {
 namespace {
 
-/// A box of edge 0.5 to 1.5 in [0, side]^3.
-Box random_box(Rng& rng, float side) {
-  const Vec3 lo{static_cast<float>(rng.uniform(0, side)), static_cast<float>(rng.uniform(0, side)),
-                static_cast<float>(rng.uniform(0, side))};
-  const float edge = static_cast<float>(rng.uniform(0.5, 1.5));
-  return {lo, {lo.x + edge, lo.y + edge, lo.z + edge}};
-}
+/// A box of edges 0.5 to 1.5 with its min corner in [0, side)^3.
+Box random_box(Rng& rng, float side) { return scenes::box_in_cube(rng, side, {0.5f, 1.5f}); }
 
 /// One of four filters: groups 1 and 2, masks that accept one or both.
 Filter random_filter(Rng& rng) {
