@@ -496,10 +496,12 @@ void btAdaptiveGridBroadphase::Impl::timedCalculateOverlappingPairs(btDispatcher
   calculateOverlappingPairs(dispatcher);
   m_stats.m_pairs = m_pairCache->getNumOverlappingPairs();
   fillWorldStats();
-  if (m_stats.m_invalidObjects > 0 && m_reports.invalid_aabb_unreported()) warnOfInvalidAabb();
   m_stats.m_setAabbSeconds = seconds(m_setAabbTime);
   m_setAabbTime = Clock::duration::zero();
   m_stats.m_calculateOverlappingPairsSeconds = seconds(Clock::now() - start);
+  // After the stats are whole and timed: the warning's printing is not the step's cost, and a
+  // handler that throws leaves them complete.
+  if (m_stats.m_invalidObjects > 0 && m_reports.invalid_aabb_unreported()) warnOfInvalidAabb();
 }
 
 void btAdaptiveGridBroadphase::Impl::calculateOverlappingPairs(btDispatcher* dispatcher) {
