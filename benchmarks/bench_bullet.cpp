@@ -14,6 +14,8 @@
 //            so the difference between two broadphases is theirs. Run one broadphase a process
 //            (--benchmark_filter=...agrid$): memory an earlier run freed may stay resident
 //   bytes_held_mib  agrid only: lastStepStats().m_bytesHeld after the last step (MiB)
+// BM_trigger_zone/scatter-5k/<kind>: what a trigger zone (a btPairCachingGhostObject) lists in
+// scatter's world of 5,000 moving bodies, against the objects whose boxes overlap it (bm_trigger_zone).
 // BM_broadphase_rays/static-50k/<kind>: the peer of agrid-bench-broadphase's ray benchmark (same
 // boxes and rays, broadphase_scenes.h) on proxies made by hand, one thread.
 // BM_broadphase_aabb_test/static-50k/<kind>: the same proxies, dbvt and agrid; one iteration is
@@ -107,6 +109,7 @@
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
+#include <BulletCollision/CollisionDispatch/btGhostObject.h>
 #include <btBulletCollisionCommon.h>
 #include <btBulletDynamicsCommon.h>
 
@@ -224,6 +227,81 @@ void bm_world(benchmark::State& state, std::string_view scene, std::uint32_t bod
     state.counters["rss_mib"] = (static_cast<double>(resident_bytes()) - rss_before) / kMiB;
     const btAdaptiveGridBroadphase* grid = world.harness().grid();
     state.counters["bytes_held_mib"] = grid != nullptr ? static_cast<double>(grid->lastStepStats().m_bytesHeld) / kMiB : 0;
+  });
+}
+
+/// BM_trigger_zone's world: scatter's moving bodies, and a zone of this share of the world's
+/// extent on each axis at its centre.
+constexpr std::uint32_t kTriggerBodies = 5000;
+constexpr btScalar kTriggerZoneShare = btScalar(0.3);
+constexpr int kTriggerSteps = 120;
+
+/// True iff the two objects' stored AABBs overlap (closed boxes).
+bool stored_boxes_overlap(const btCollisionObject& a, const btCollisionObject& b) {
+  const btBroadphaseProxy& p = *a.getBroadphaseHandle();
+  const btBroadphaseProxy& q = *b.getBroadphaseHandle();
+  return TestAabbAgainstAabb2(p.m_aabbMin, p.m_aabbMax, q.m_aabbMin, q.m_aabbMax);
+}
+
+/// True iff Bullet's group and mask filter lets the two objects pair.
+bool filters_accept(const btCollisionObject& a, const btCollisionObject& b) {
+  const btBroadphaseProxy& p = *a.getBroadphaseHandle();
+  const btBroadphaseProxy& q = *b.getBroadphaseHandle();
+  return (p.m_collisionFilterGroup & q.m_collisionFilterMask) != 0 && (q.m_collisionFilterGroup & p.m_collisionFilterMask) != 0;
+}
+
+/// BM_trigger_zone/<kind>: what a game's trigger zone lists. A btPairCachingGhostObject (kept by a
+/// btGhostPairCallback, as Bullet's demos and character controller keep theirs) in scatter's world
+/// of moving bodies. One iteration is one step; then, untimed, the zone's list is compared with
+/// the objects whose stored AABB overlaps the zone's. Counters, means over the steps:
+///   listed        objects in the zone's list (getNumOverlappingObjects)
+///   overlapping   objects whose stored AABB overlaps the zone's and that its filter accepts
+///   apart         listed objects whose stored AABB does not meet the zone's (dbvt's fat extras)
+///   missing       overlapping objects not listed (0 for every broadphase)
+void bm_trigger_zone(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
+  const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, kThreads);
+  tbb::task_arena arena(kThreads);
+  arena.execute([&] {
+    agrid::scenes::BulletWorld world("scatter", kind, kTriggerBodies);
+    agrid::scenes::BulletHarness& harness = world.harness();
+    auto ghost_callback = std::make_unique<btGhostPairCallback>();
+    harness.cache().setInternalGhostPairCallback(ghost_callback.get());
+    harness.own_callback(std::move(ghost_callback));
+    btVector3 lo;
+    btVector3 hi;
+    harness.broadphase().getBroadphaseAabb(lo, hi);
+    btCollisionShape* zone_shape = harness.own(std::make_unique<btBoxShape>((hi - lo) * (kTriggerZoneShare / 2)));
+    auto* zone = harness.own_object(std::make_unique<btPairCachingGhostObject>());
+    zone->setCollisionShape(zone_shape);
+    zone->setWorldTransform(btTransform(btQuaternion::getIdentity(), (lo + hi) / 2));
+    zone->setCollisionFlags(zone->getCollisionFlags() | btCollisionObject::CF_NO_CONTACT_RESPONSE);
+    world.world().addCollisionObject(zone, btBroadphaseProxy::SensorTrigger,
+                                     btBroadphaseProxy::AllFilter & ~btBroadphaseProxy::StaticFilter);
+    double listed = 0;
+    double overlapping = 0;
+    double apart = 0;
+    double missing = 0;
+    for (auto _ : state) {
+      world.step();
+      state.PauseTiming();
+      listed += zone->getNumOverlappingObjects();
+      for (int i = 0; i < zone->getNumOverlappingObjects(); ++i) apart += !stored_boxes_overlap(*zone, *zone->getOverlappingObject(i));
+      const btCollisionObjectArray& objects = world.world().getCollisionObjectArray();
+      for (int i = 0; i < objects.size(); ++i) {
+        const btCollisionObject& object = *objects[i];
+        if (&object == zone || !filters_accept(*zone, object) || !stored_boxes_overlap(*zone, object)) continue;
+        ++overlapping;
+        const btAlignedObjectArray<btCollisionObject*>& list = zone->getOverlappingPairs();
+        missing += list.findLinearSearch(objects[i]) == list.size();
+      }
+      state.ResumeTiming();
+    }
+    const auto steps = static_cast<double>(state.iterations());
+    state.counters["listed"] = listed / steps;
+    state.counters["overlapping"] = overlapping / steps;
+    state.counters["apart"] = apart / steps;
+    state.counters["missing"] = missing / steps;
+    world.world().removeCollisionObject(zone);
   });
 }
 
@@ -1032,6 +1110,13 @@ int main(int argc, char** argv) {
     const std::string name = "BM_broadphase_rays/bench-7/" + std::string(agrid::scenes::name(kind));
     benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { bm_broadphase_rays(state, kind); })
         ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
+  }
+  for (const auto kind : {agrid::scenes::BroadphaseKind::dbvt, agrid::scenes::BroadphaseKind::agrid}) {
+    const std::string name = "BM_trigger_zone/scatter-5k/" + std::string(agrid::scenes::name(kind));
+    benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { bm_trigger_zone(state, kind); })
+        ->Iterations(kTriggerSteps)
+        ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
   for (const auto kind : {agrid::scenes::BroadphaseKind::dbvt, agrid::scenes::BroadphaseKind::agrid}) {
