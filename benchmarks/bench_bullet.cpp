@@ -9,6 +9,13 @@
 //   pairs    pairs in the cache after the last step
 //   bp_mean_ms, step_mean_ms   the means of bp_ms and step_ms
 //   ray_ms, ray_mean_ms        median and mean of the rays' time (bench-7's 500 rays; else 0)
+//   rss_mib  resident memory after the last step over before the world was made (MiB): the
+//            whole world's, bodies and shapes included, which are the same for every broadphase,
+//            so the difference between two broadphases is theirs. Run one broadphase a process
+//            (--benchmark_filter=...agrid$): memory an earlier run freed may stay resident
+//   bytes_held_mib  agrid only: lastStepStats().m_bytesHeld after the last step (MiB)
+// BM_trigger_zone/scatter-5k/<kind>: what a trigger zone (a btPairCachingGhostObject) lists in
+// scatter's world of 5,000 moving bodies, against the objects whose boxes overlap it (bm_trigger_zone).
 // BM_broadphase_rays/static-50k/<kind>: the peer of agrid-bench-broadphase's ray benchmark (same
 // boxes and rays, agrid_scenes/step_scenes.h) on proxies made by hand, one thread.
 // BM_broadphase_aabb_test/static-50k/<kind>: the same proxies, dbvt and agrid; one iteration is
@@ -46,7 +53,8 @@
 // a removal time is Bullet's.
 // BM_world_stream/200k/<kind>: a window of 200,000 tiles under 5,000 spheres rolling on its front
 // half, setForceUpdateAllAabbs(false); each step the oldest 2,000 tiles are removed, 2,000 new ones
-// added ahead, then stepSimulation: an open world streaming its level. 5 warm-up steps, then one
+// added ahead, then stepSimulation: an open world streaming its level. /agrid-1-thread: agrid in
+// an arena of one thread. 5 warm-up steps, then one
 // timed step per iteration (15). Counters, medians over the timed steps:
 //   median_ms, max_ms          the whole step (removals + adds + stepSimulation): median, slowest
 //   remove_ms, add_ms, step_ms its three parts
@@ -68,7 +76,8 @@
 // spheres falling onto it, setForceUpdateAllAabbs(false). <floor>: "touching", tiles edge to edge
 // (each overlaps its neighbours: static pairs the filters refuse, which agrid watches by default);
 // "touching-unwatched", the same with agrid's setWatchFiltersAtRest(false); "apart", tiles 0.25
-// apart (no static overlaps another). 10 warm-up steps (warmup_s), then one iteration:
+// apart (no static overlaps another); "apart-all-updated", the same with Bullet's default
+// setForceUpdateAllAabbs(true) (every tile's box recomputed and given to setAabb every step). 10 warm-up steps (warmup_s), then one iteration:
 // 20 timed steps, then the level unloaded: every tile removed in creation order with the spheres
 // still on them (their pairs in the cache), then the spheres. Counters:
 //   step_ms, bp_ms, cop_ms     medians of the step, of the broadphase's share, of agrid's own
@@ -100,6 +109,7 @@
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
+#include <BulletCollision/CollisionDispatch/btGhostObject.h>
 #include <btBulletCollisionCommon.h>
 #include <btBulletDynamicsCommon.h>
 
@@ -167,6 +177,18 @@ double mean(const std::vector<double>& v) {
 
 double ms(std::chrono::nanoseconds t) { return std::chrono::duration<double, std::milli>(t).count(); }
 
+/// Bytes resident in memory (/proc/self/statm).
+std::size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0;
+  std::size_t resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+/// Bytes in a MiB.
+constexpr double kMiB = 1024.0 * 1024.0;
+
 /// A scene with one broadphase: `warmup_steps` untimed, then one step per iteration; medians and
 /// means of the broadphase, the rays (bench-7) and the whole step. (Bench scenes have their own
 /// body count and ignore `bodies`.)
@@ -175,6 +197,8 @@ void bm_world(benchmark::State& state, std::string_view scene, std::uint32_t bod
   const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, kThreads);
   tbb::task_arena arena(kThreads);
   arena.execute([&] {
+    malloc_trim(0);  // what earlier benchmarks freed is not counted as this world's
+    const auto rss_before = static_cast<double>(resident_bytes());
     agrid::scenes::BulletWorld world(scene, kind, bodies);
     for (int i = 0; i < warmup_steps; ++i) world.step();
     std::vector<double> broadphase_ms;
@@ -200,6 +224,84 @@ void bm_world(benchmark::State& state, std::string_view scene, std::uint32_t bod
     state.counters["pairs"] = world.pairs();
     state.counters["bodies"] = static_cast<double>(world.world().getNumCollisionObjects());
     state.counters["threads"] = kThreads;
+    state.counters["rss_mib"] = (static_cast<double>(resident_bytes()) - rss_before) / kMiB;
+    const btAdaptiveGridBroadphase* grid = world.harness().grid();
+    state.counters["bytes_held_mib"] = grid != nullptr ? static_cast<double>(grid->lastStepStats().m_bytesHeld) / kMiB : 0;
+  });
+}
+
+/// BM_trigger_zone's world: scatter's moving bodies, and a zone of this share of the world's
+/// extent on each axis at its centre.
+constexpr std::uint32_t kTriggerBodies = 5000;
+constexpr btScalar kTriggerZoneShare = btScalar(0.3);
+constexpr int kTriggerSteps = 120;
+
+/// True iff the two objects' stored AABBs overlap (closed boxes).
+bool stored_boxes_overlap(const btCollisionObject& a, const btCollisionObject& b) {
+  const btBroadphaseProxy& p = *a.getBroadphaseHandle();
+  const btBroadphaseProxy& q = *b.getBroadphaseHandle();
+  return TestAabbAgainstAabb2(p.m_aabbMin, p.m_aabbMax, q.m_aabbMin, q.m_aabbMax);
+}
+
+/// True iff Bullet's group and mask filter lets the two objects pair.
+bool filters_accept(const btCollisionObject& a, const btCollisionObject& b) {
+  const btBroadphaseProxy& p = *a.getBroadphaseHandle();
+  const btBroadphaseProxy& q = *b.getBroadphaseHandle();
+  return (p.m_collisionFilterGroup & q.m_collisionFilterMask) != 0 && (q.m_collisionFilterGroup & p.m_collisionFilterMask) != 0;
+}
+
+/// BM_trigger_zone/<kind>: what a game's trigger zone lists. A btPairCachingGhostObject (kept by a
+/// btGhostPairCallback, as Bullet's demos and character controller keep theirs) in scatter's world
+/// of moving bodies. One iteration is one step; then, untimed, the zone's list is compared with
+/// the objects whose stored AABB overlaps the zone's. Counters, means over the steps:
+///   listed        objects in the zone's list (getNumOverlappingObjects)
+///   overlapping   objects whose stored AABB overlaps the zone's and that its filter accepts
+///   apart         listed objects whose stored AABB does not meet the zone's (dbvt's fat extras)
+///   missing       overlapping objects not listed (0 for every broadphase)
+void bm_trigger_zone(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
+  const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, kThreads);
+  tbb::task_arena arena(kThreads);
+  arena.execute([&] {
+    agrid::scenes::BulletWorld world("scatter", kind, kTriggerBodies);
+    agrid::scenes::BulletHarness& harness = world.harness();
+    auto ghost_callback = std::make_unique<btGhostPairCallback>();
+    harness.cache().setInternalGhostPairCallback(ghost_callback.get());
+    harness.own_callback(std::move(ghost_callback));
+    btVector3 lo;
+    btVector3 hi;
+    harness.broadphase().getBroadphaseAabb(lo, hi);
+    btCollisionShape* zone_shape = harness.own(std::make_unique<btBoxShape>((hi - lo) * (kTriggerZoneShare / 2)));
+    auto* zone = harness.own_object(std::make_unique<btPairCachingGhostObject>());
+    zone->setCollisionShape(zone_shape);
+    zone->setWorldTransform(btTransform(btQuaternion::getIdentity(), (lo + hi) / 2));
+    zone->setCollisionFlags(zone->getCollisionFlags() | btCollisionObject::CF_NO_CONTACT_RESPONSE);
+    world.world().addCollisionObject(zone, btBroadphaseProxy::SensorTrigger,
+                                     btBroadphaseProxy::AllFilter & ~btBroadphaseProxy::StaticFilter);
+    double listed = 0;
+    double overlapping = 0;
+    double apart = 0;
+    double missing = 0;
+    for (auto _ : state) {
+      world.step();
+      state.PauseTiming();
+      listed += zone->getNumOverlappingObjects();
+      for (int i = 0; i < zone->getNumOverlappingObjects(); ++i) apart += !stored_boxes_overlap(*zone, *zone->getOverlappingObject(i));
+      const btCollisionObjectArray& objects = world.world().getCollisionObjectArray();
+      for (int i = 0; i < objects.size(); ++i) {
+        const btCollisionObject& object = *objects[i];
+        if (&object == zone || !filters_accept(*zone, object) || !stored_boxes_overlap(*zone, object)) continue;
+        ++overlapping;
+        const btAlignedObjectArray<btCollisionObject*>& list = zone->getOverlappingPairs();
+        missing += list.findLinearSearch(objects[i]) == list.size();
+      }
+      state.ResumeTiming();
+    }
+    const auto steps = static_cast<double>(state.iterations());
+    state.counters["listed"] = listed / steps;
+    state.counters["overlapping"] = overlapping / steps;
+    state.counters["apart"] = apart / steps;
+    state.counters["missing"] = missing / steps;
+    world.world().removeCollisionObject(zone);
   });
 }
 
@@ -234,10 +336,12 @@ constexpr int kRestingWarmupSteps = 20;
 /// every step), then calculateOverlappingPairs. Unit boxes two apart on a grid: no pairs. This
 /// is nearly all of static-city's broadphase time, with nothing else in the measurement.
 /// (agrid only: dbvt's proxies made by hand behave unlike a world's and would mislead.)
-void bm_resting_step(benchmark::State& state) {
+/// With `timed`, setTimeSetAabbCalls(true): what timing every setAabb costs.
+void bm_resting_step(benchmark::State& state, bool timed) {
   btDefaultCollisionConfiguration configuration;
   btCollisionDispatcher dispatcher(&configuration);
   auto broadphase = std::make_unique<btAdaptiveGridBroadphase>();
+  broadphase->setTimeSetAabbCalls(timed);
   std::vector<btCollisionObject> objects(kRestingBoxes);
   std::vector<btBroadphaseProxy*> proxies;
   for (int i = 0; i < kRestingBoxes; ++i) {
@@ -538,17 +642,6 @@ using BodyPtr = std::unique_ptr<btRigidBody>;
 /// A duration in seconds.
 double seconds(std::chrono::nanoseconds t) { return std::chrono::duration<double>(t).count(); }
 
-/// Bytes resident in memory (/proc/self/statm).
-std::size_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages = 0;
-  std::size_t resident = 0;
-  statm >> pages >> resident;
-  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
-/// Bytes in a MiB.
-constexpr double kMiB = 1024.0 * 1024.0;
 
 /// A timed world with gravity on the chosen broadphase; its bodies are made and owned by the
 /// benchmark (the harness's own destroy_body searches its lists: O(bodies) per removal).
@@ -639,9 +732,10 @@ std::vector<BodyPtr> stream_batch(btCollisionShape* tile, int first_row) {
 /// box every step otherwise). One iteration is one step: the oldest batch removed
 /// (removeRigidBody), a new batch added (addRigidBody; the bodies were made untimed), then
 /// stepSimulation.
-void bm_world_stream(benchmark::State& state, agrid::scenes::BroadphaseKind kind) {
-  const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, kThreads);
-  tbb::task_arena arena(kThreads);
+/// On `thread_count` threads (kThreads, or 1 to say what the second thread brings).
+void bm_world_stream(benchmark::State& state, agrid::scenes::BroadphaseKind kind, int thread_count) {
+  const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, thread_count);
+  tbb::task_arena arena(thread_count);
   arena.execute([&] {
     agrid::scenes::BulletHarness harness(world_def(kind));
     btDiscreteDynamicsWorld& world = harness.world();
@@ -725,7 +819,7 @@ void bm_world_stream(benchmark::State& state, agrid::scenes::BroadphaseKind kind
     state.counters["pairs"] = harness.cache().getNumOverlappingPairs();
     state.counters["bodies"] = world.getNumCollisionObjects();
     state.counters["build_s"] = build_s;
-    state.counters["threads"] = kThreads;
+    state.counters["threads"] = thread_count;
     clear_world(world);
   });
 }
@@ -864,14 +958,17 @@ struct LevelVariant {
   const char* name;        ///< The benchmark's middle part.
   bool apart;              ///< Tiles kLevelGap apart, else edge to edge (touching: every tile's box overlaps its neighbours').
   bool watch_at_rest;      ///< btAdaptiveGridBroadphase::setWatchFiltersAtRest.
+  bool force_update_all;   ///< btCollisionWorld::setForceUpdateAllAabbs: Bullet's default is true.
 };
 constexpr LevelVariant kLevelVariants[] = {
-    {"touching", false, true},
-    {"touching-unwatched", false, false},
-    {"apart", true, true},
+    {"touching", false, true, false},
+    {"touching-unwatched", false, false, false},
+    {"apart", true, true, false},
+    {"apart-all-updated", true, true, true},
 };
 
-/// BM_world_level: a big static level with setForceUpdateAllAabbs(false), as its users run it.
+/// BM_world_level: a big static level with setForceUpdateAllAabbs(false), as its users run it
+/// (and with Bullet's default, true, to say what that costs).
 /// Built untimed (build_s), kLevelWarmupSteps steps, then one iteration: kLevelTimedSteps
 /// steps, then the level unloaded: every tile removed (removeRigidBody) with the spheres still
 /// on them, then the spheres. Memory is read before the world is made, at full level (after the
@@ -885,7 +982,7 @@ void bm_world_level(benchmark::State& state, agrid::scenes::BroadphaseKind kind,
     const std::size_t rss_before = resident_bytes();
     agrid::scenes::BulletHarness harness(world_def(kind));
     btDiscreteDynamicsWorld& world = harness.world();
-    world.setForceUpdateAllAabbs(false);
+    world.setForceUpdateAllAabbs(variant.force_update_all);
     if (harness.grid() != nullptr) harness.grid()->setWatchFiltersAtRest(variant.watch_at_rest);
     const btScalar spacing = kTileSpacing + (variant.apart ? kLevelGap : 0);
     btCollisionShape* tile = harness.own(std::make_unique<btBoxShape>(btVector3(kTileHalfWidth, kTileHalfHeight, kTileHalfWidth)));
@@ -1017,6 +1114,13 @@ int main(int argc, char** argv) {
         ->UseRealTime();
   }
   for (const auto kind : {agrid::scenes::BroadphaseKind::dbvt, agrid::scenes::BroadphaseKind::agrid}) {
+    const std::string name = "BM_trigger_zone/scatter-5k/" + std::string(agrid::scenes::name(kind));
+    benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { bm_trigger_zone(state, kind); })
+        ->Iterations(kTriggerSteps)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  for (const auto kind : {agrid::scenes::BroadphaseKind::dbvt, agrid::scenes::BroadphaseKind::agrid}) {
     const std::string name = "BM_broadphase_rays/static-50k/" + std::string(agrid::scenes::name(kind));
     benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { bm_static_rays(state, kind); })
         ->Unit(benchmark::kMillisecond)
@@ -1062,14 +1166,25 @@ int main(int argc, char** argv) {
           ->UseRealTime();
     }
   }
-  benchmark::RegisterBenchmark("BM_resting_step/100k/agrid", bm_resting_step)->Unit(benchmark::kMicrosecond);
+  for (const bool timed : {false, true}) {
+    benchmark::RegisterBenchmark(timed ? "BM_resting_step/100k/agrid-timed" : "BM_resting_step/100k/agrid",
+                                 [timed](benchmark::State& state) { bm_resting_step(state, timed); })
+        ->Unit(benchmark::kMicrosecond);
+  }
   for (const auto kind : kWorldKinds) {
     const std::string kind_name(agrid::scenes::name(kind));
     benchmark::RegisterBenchmark(("BM_world_stream/200k/" + kind_name).c_str(),
-                                 [kind](benchmark::State& state) { bm_world_stream(state, kind); })
+                                 [kind](benchmark::State& state) { bm_world_stream(state, kind, kThreads); })
         ->Iterations(kStreamTimedSteps)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
+    if (kind == agrid::scenes::BroadphaseKind::agrid) {
+      benchmark::RegisterBenchmark("BM_world_stream/200k/agrid-1-thread",
+                                   [kind](benchmark::State& state) { bm_world_stream(state, kind, 1); })
+          ->Iterations(kStreamTimedSteps)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
     benchmark::RegisterBenchmark(("BM_world_burst/" + kind_name).c_str(),
                                  [kind](benchmark::State& state) { bm_world_burst(state, kind); })
         ->Iterations(kBurstCycles)
@@ -1078,7 +1193,8 @@ int main(int argc, char** argv) {
   }
   for (const LevelVariant& variant : kLevelVariants) {
     for (const auto kind : kWorldKinds) {
-      // The watch is the adapter's: dbvt runs the touching and apart levels once each.
+      // The watch is the adapter's: dbvt runs the touching and apart levels once each, and
+      // Bullet's default only where it costs least, apart.
       if (!variant.watch_at_rest && kind != agrid::scenes::BroadphaseKind::agrid) continue;
       const std::string name = "BM_world_level/" + std::string(variant.name) + "/" + std::string(agrid::scenes::name(kind));
       benchmark::RegisterBenchmark(name.c_str(), [kind, &variant](benchmark::State& state) {

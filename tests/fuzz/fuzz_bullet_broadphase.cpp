@@ -59,6 +59,9 @@ struct Body {
 
 [[nodiscard]] void* tag_pointer(int tag) noexcept { return reinterpret_cast<void*>(static_cast<std::intptr_t>(tag)); }
 
+/// A misuse or warning handler that counts its calls in the int given as context.
+void count_message(const char* /*message*/, void* count) { ++*static_cast<int*>(count); }
+
 /// Collects what an aabbTest reports.
 struct Hits : btBroadphaseAabbCallback {
   bool process(const btBroadphaseProxy* proxy) override {
@@ -124,6 +127,8 @@ class BroadphaseRun {
                                   FilterCallback(FilterCallback::Rule::kNone),
                                   FilterCallback(FilterCallback::Rule::kGroupsAndMasksOrEveryThird)};
   FilterCallback* callback_ = nullptr;  ///< The one installed.
+  int warnings_ = 0;          ///< The adapter's warnings so far (its warning handler counts them).
+  bool saw_invalid_ = false;  ///< A step has left an invalid AABB: its one warning is due.
   int next_tag_ = 1;
   int last_id_ = 0;
 };
@@ -135,6 +140,7 @@ BroadphaseRun::BroadphaseRun(FuzzInput& in, const Options& options)
   if (options.user_cache) user_cache_ = std::make_unique<btHashedOverlappingPairCache>();
   broadphase_ = std::make_unique<btAdaptiveGridBroadphase>(user_cache_.get(), config);
   cache_ = broadphase_->getOverlappingPairCache();
+  broadphase_->setWarningHandler(count_message, &warnings_);
   require((cache_ == user_cache_.get()) == options.user_cache, "the cache used (not the one given)");
   own_cache_ = dynamic_cast<const bullet_detail::ProxyPairCache*>(cache_);
   require(options.user_cache || own_cache_ != nullptr, "the adapter's own cache (not a ProxyPairCache)");
@@ -293,6 +299,18 @@ void BroadphaseRun::use_destroyed() {
   const std::uint8_t b = in_.byte();
   if (destroyed_.empty()) return;
   btBroadphaseProxy* proxy = destroyed_[b % destroyed_.size()];
+  if ((b & 0x40) != 0) {  // a handler that returns, as in a game without exceptions: the call does nothing
+    int misuses = 0;
+    broadphase_->setMisuseHandler(count_message, &misuses);
+    if ((b & 0x80) != 0) {
+      broadphase_->destroyProxy(proxy, &dispatcher_);
+    } else {
+      broadphase_->setAabb(proxy, btVector3(0, 0, 0), btVector3(1, 1, 1), &dispatcher_);
+    }
+    broadphase_->setMisuseHandler(nullptr);
+    require(misuses == 1, "the misuse handler (a destroyed proxy given again) was not called exactly once");
+    return;
+  }
   try {
     if ((b & 0x80) != 0) {
       broadphase_->destroyProxy(proxy, &dispatcher_);
@@ -333,6 +351,8 @@ void BroadphaseRun::step() {
   check_kept(before);
   check_stats(pairs_before);
   check_bounds();
+  saw_invalid_ = saw_invalid_ || broadphase_->lastStepStats().m_invalidObjects > 0;
+  require(warnings_ == (saw_invalid_ ? 1 : 0), "the invalid-AABB warning (once, after the first step that left one)");
   destroyed_.clear();
   given_box_.clear();
   tag_pairs();
@@ -403,6 +423,8 @@ void BroadphaseRun::check_stats(int pairs_before) const {
   require(stats.m_pairsBegan >= 0 && stats.m_pairsEnded >= 0 &&
               stats.m_pairs == pairs_before + stats.m_pairsBegan - stats.m_pairsEnded,
           "lastStepStats() (the pairs held before, begun, ended and held after do not add up)");
+  const auto invalid = std::count_if(bodies_.begin(), bodies_.end(), [](const Body& b) { return !is_valid(b.min, b.max); });
+  require(stats.m_invalidObjects == invalid, "lastStepStats().m_invalidObjects (the live proxies with a NaN or min > max)");
   if (stats.m_setAabbObjects != static_cast<int>(given_box_.size())) {
     fail("lastStepStats().m_setAabbObjects is %d; %zu live proxies were created or given setAabb in the step",
          stats.m_setAabbObjects, given_box_.size());

@@ -14,7 +14,7 @@
 #include <string>
 #include <typeinfo>
 
-#if defined(__GXX_ABI_VERSION)
+#if defined(__GXX_ABI_VERSION) && defined(__GXX_RTTI)
 #include <cxxabi.h>
 #endif
 
@@ -25,6 +25,8 @@
 #include "common/slack_growth.h"
 #include "proxy_pair_cache.h"
 #include "proxy_pool.h"
+#include "reports.h"
+#include "rtti.h"
 #include "scalar_conversion.h"
 #include "watched_proxies.h"
 
@@ -94,12 +96,10 @@ constexpr agrid::Filter kPassAll{0xffffffffu, 0xffffffffu};
   return cache.hasDeferredRemoval() && cache.getNumOverlappingPairs() == 0 && ignoresFilterCallbacks(cache);
 }
 
-/// The class of `cache` by name, or a description where its class was compiled without RTTI
-/// (the type_info slot of its vtable, just before the first virtual function, is then empty).
+/// The class of `cache` by name, or a description where its class was compiled without RTTI.
 [[nodiscard]] std::string classOf(const btOverlappingPairCache& cache) {
 #if defined(__GXX_ABI_VERSION) && defined(__GXX_RTTI)
-  const void* const* vtable = *reinterpret_cast<const void* const* const*>(&cache);
-  if (vtable[-1] != nullptr) {
+  if (agrid::bullet_detail::has_type_info(cache)) {
     const char* mangled = typeid(cache).name();
     int status = 0;
     char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
@@ -137,6 +137,8 @@ class btAdaptiveGridBroadphase::Impl {
   void printStats() const;
   /// The step's stats of the world it leaves: agrid's counts, and the bytes of agrid and the adapter.
   void fillWorldStats();
+  /// getAabb: the stored AABB, or a misuse for a null proxy.
+  void getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const;
 
   agrid::Broadphase m_broadphase;
   btOverlappingPairCache* m_pairCache;
@@ -147,6 +149,8 @@ class btAdaptiveGridBroadphase::Impl {
   bool m_timeSetAabb = false;
   /// setWatchFiltersAtRest: the proxies agrid refused a pair among resting objects are looked at.
   bool m_watchFiltersAtRest = true;
+  /// Where misuse and warnings go (setMisuseHandler, setWarningHandler).
+  agrid::bullet_detail::Reports m_reports;
 
  private:
   /// A pair to remove from the cache or to offer to it.
@@ -163,8 +167,13 @@ class btAdaptiveGridBroadphase::Impl {
   /// The proxy of a live handle, or of a destroyed one whose pairs agrid has not reported
   /// ended yet (then null).
   [[nodiscard]] btAdaptiveGridProxy* proxyOf(agrid::Handle handle) const noexcept { return m_proxies[handle]; }
-  /// The proxy given by Bullet, refused if it was destroyed already (and its slot not reused).
-  [[nodiscard, gnu::always_inline]] static btAdaptiveGridProxy& liveProxy(btBroadphaseProxy* proxy, const char* call);
+  /// The proxy given by Bullet; null, after reporting the misuse, if it is null or was destroyed
+  /// already (and its slot not reused).
+  [[nodiscard, gnu::always_inline]] btAdaptiveGridProxy* liveProxy(btBroadphaseProxy* proxy, const char* call) const;
+  /// Reports a null or destroyed proxy given to `call`; returns only if the user's handler does.
+  [[gnu::cold, gnu::noinline]] void notLive(const char* call) const;
+  /// Warns of the first invalid AABB held, once in the broadphase's life.
+  void warnOfInvalidAabb();
   /// What agrid is told of a proxy's filter: the one last seen, or pass-all while a callback decides.
   [[nodiscard]] agrid::Filter filterOf(const btAdaptiveGridProxy& proxy) const noexcept;
   /// Compares the filters of the watched proxies, and of those agrid refused a pair among
@@ -260,19 +269,19 @@ btAdaptiveGridBroadphase::Impl::~Impl() {
   }
 }
 
-namespace {
-/// Out of line and cold, so that the check in setAabb inlines to a compare (measured: an inlined
-/// throw kept liveProxy out of line, 10% of BM_resting_step).
-[[noreturn, gnu::cold, gnu::noinline]] void throwNotLive(const char* call) {
-  throw std::invalid_argument(std::string("btAdaptiveGridBroadphase::") + call +
-                              ": the proxy is null or was destroyed already");
+// Out of line and cold, so that the check in setAabb inlines to a compare (measured: an inlined
+// throw kept liveProxy out of line, 10% of BM_resting_step).
+void btAdaptiveGridBroadphase::Impl::notLive(const char* call) const {
+  m_reports.misuse(std::string("btAdaptiveGridBroadphase::") + call + ": the proxy is null or was destroyed already");
 }
-}  // namespace
 
-inline btAdaptiveGridProxy& btAdaptiveGridBroadphase::Impl::liveProxy(btBroadphaseProxy* proxy, const char* call) {
+inline btAdaptiveGridProxy* btAdaptiveGridBroadphase::Impl::liveProxy(btBroadphaseProxy* proxy, const char* call) const {
   auto* p = static_cast<btAdaptiveGridProxy*>(proxy);
-  if (p == nullptr || p->m_handle == btAdaptiveGridProxy::kDestroyed) [[unlikely]] throwNotLive(call);
-  return *p;
+  if (p == nullptr || p->m_handle == btAdaptiveGridProxy::kDestroyed) [[unlikely]] {
+    notLive(call);
+    return nullptr;
+  }
+  return p;
 }
 
 btBroadphaseProxy* btAdaptiveGridBroadphase::Impl::createProxy(const btVector3& aabbMin, const btVector3& aabbMax,
@@ -303,7 +312,9 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::Impl::createProxy(const btVector3& 
 }
 
 void btAdaptiveGridBroadphase::Impl::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) {
-  btAdaptiveGridProxy& p = liveProxy(proxy, "destroyProxy");
+  btAdaptiveGridProxy* live = liveProxy(proxy, "destroyProxy");
+  if (live == nullptr) return;  // a misuse the user's handler let pass: nothing to destroy
+  btAdaptiveGridProxy& p = *live;
   // Bullet expects the proxy's pairs gone at once (the adapter's cache: O(the proxy's pairs));
   // the next update reports them as ended, and then finds nothing left to remove.
   {
@@ -321,7 +332,9 @@ void btAdaptiveGridBroadphase::Impl::destroyProxy(btBroadphaseProxy* proxy, btDi
 
 void btAdaptiveGridBroadphase::Impl::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin,
                                              const btVector3& aabbMax) {
-  btAdaptiveGridProxy& p = liveProxy(proxy, "setAabb");
+  btAdaptiveGridProxy* live = liveProxy(proxy, "setAabb");
+  if (live == nullptr) [[unlikely]] return;  // a misuse the user's handler let pass
+  btAdaptiveGridProxy& p = *live;
   // The filter is looked at here, on the proxy's own cache line: agrid decides the pairs of an
   // object at rest that moves inside its fat box by the filter it was last given. The step's
   // stamp counts each proxy once, for the step's stats.
@@ -486,6 +499,9 @@ void btAdaptiveGridBroadphase::Impl::timedCalculateOverlappingPairs(btDispatcher
   m_stats.m_setAabbSeconds = seconds(m_setAabbTime);
   m_setAabbTime = Clock::duration::zero();
   m_stats.m_calculateOverlappingPairsSeconds = seconds(Clock::now() - start);
+  // After the stats are whole and timed: the warning's printing is not the step's cost, and a
+  // handler that throws leaves them complete.
+  if (m_stats.m_invalidObjects > 0 && m_reports.invalid_aabb_unreported()) warnOfInvalidAabb();
 }
 
 void btAdaptiveGridBroadphase::Impl::calculateOverlappingPairs(btDispatcher* dispatcher) {
@@ -684,6 +700,25 @@ void btAdaptiveGridBroadphase::Impl::fillWorldStats() {
                         (m_ownCache != nullptr ? m_ownCache->bytes_held() : 0);
 }
 
+void btAdaptiveGridBroadphase::Impl::warnOfInvalidAabb() {
+  // Once in the broadphase's life, so the walk over the proxies happens once too.
+  for (const btAdaptiveGridProxy* proxy : m_proxies) {
+    if (proxy == nullptr || agrid::is_valid(toBox(proxy->m_aabbMin, proxy->m_aabbMax))) continue;
+    m_reports.invalid_aabb_reported();  // first: a handler that throws is not called again
+    m_reports.warn(agrid::bullet_detail::invalid_aabb_warning(*proxy));
+    return;
+  }
+}
+
+void btAdaptiveGridBroadphase::Impl::getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const {
+  if (proxy == nullptr) {
+    notLive("getAabb");
+    return;
+  }
+  aabbMin = proxy->m_aabbMin;
+  aabbMax = proxy->m_aabbMax;
+}
+
 void btAdaptiveGridBroadphase::Impl::printStats() const {
   // As the last calculateOverlappingPairs left them: the counts of lastStepStats(), and agrid's
   // candidate pairs.
@@ -726,8 +761,7 @@ void btAdaptiveGridBroadphase::setAabb(btBroadphaseProxy* proxy, const btVector3
 }
 
 void btAdaptiveGridBroadphase::getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const {
-  aabbMin = proxy->m_aabbMin;
-  aabbMax = proxy->m_aabbMax;
+  m_impl->getAabb(proxy, aabbMin, aabbMax);
 }
 
 void btAdaptiveGridBroadphase::rayTest(const btVector3& rayFrom, const btVector3& rayTo,
@@ -771,3 +805,11 @@ bool btAdaptiveGridBroadphase::getTimeSetAabbCalls() const { return m_impl->m_ti
 void btAdaptiveGridBroadphase::setWatchFiltersAtRest(bool on) { m_impl->m_watchFiltersAtRest = on; }
 
 bool btAdaptiveGridBroadphase::getWatchFiltersAtRest() const { return m_impl->m_watchFiltersAtRest; }
+
+void btAdaptiveGridBroadphase::setMisuseHandler(btAdaptiveGridMessageHandler handler, void* context) {
+  m_impl->m_reports.set_misuse_handler(handler, context);
+}
+
+void btAdaptiveGridBroadphase::setWarningHandler(btAdaptiveGridMessageHandler handler, void* context) {
+  m_impl->m_reports.set_warning_handler(handler, context);
+}

@@ -1,11 +1,13 @@
 // Consumer of agrid::bullet, however it was taken (installed package, pkg-config, a
 // subproject), in any C++ standard from 11: the one-line swap in a Bullet world. A box falls on
 // a static plane and must come to rest on it, touching it (one pair in the cache, as the
-// adapter's step stats say too, with the world's 2 objects, none invalid); agrid's version must
-// be the one the build expects (EXPECTED_VERSION, when given).
+// adapter's step stats say too, read from the world alone (agrid/bullet/world.h), with the world's
+// 2 objects, none invalid); agrid's version must be the one the build expects (EXPECTED_VERSION,
+// when given).
 // Exits 0 only if both hold.
 
 #include <agrid/bullet/btAdaptiveGridBroadphase.h>
+#include <agrid/bullet/world.h>
 #include <agrid/config.h>
 #include <agrid/version.h>
 #include <btBulletDynamicsCommon.h>
@@ -40,7 +42,13 @@ int main() {
   for (int step = 0; step < 180; ++step) world.stepSimulation(1.0f / 60, 1, 1.0f / 60);
   const btScalar height = box.getWorldTransform().getOrigin().y();
   const int pairs = broadphase.getOverlappingPairCache()->getNumOverlappingPairs();
-  const btAdaptiveGridBroadphaseStats& stats = broadphase.lastStepStats();  // the last step's cost
+  // The last step's cost, from the world alone: null if its broadphase were not agrid's.
+  const btAdaptiveGridBroadphaseStats* found = agrid::bullet::stats(world);
+  if (found != &broadphase.lastStepStats()) {
+    std::printf("consumer: agrid::bullet::stats(world) did not find the world's btAdaptiveGridBroadphase\n");
+    return 1;
+  }
+  const btAdaptiveGridBroadphaseStats& stats = *found;
   world.removeRigidBody(&box);
   world.removeRigidBody(&ground);
 #ifdef EXPECTED_VERSION

@@ -17,6 +17,10 @@ class Broadphase;  // <agrid/broadphase.h> (C++20)
 struct Config;     // <agrid/config.h> (C++11 and later)
 }  // namespace agrid
 
+/// Receives a message of a btAdaptiveGridBroadphase (a misuse of a call, or a warning) with the
+/// context pointer given beside it: a function, or a lambda without captures.
+typedef void (*btAdaptiveGridMessageHandler)(const char* message, void* context);
+
 /// Bullet's btBroadphaseInterface on agrid::Broadphase. Replace `new btDbvtBroadphase()` with
 /// `new btAdaptiveGridBroadphase()`: the world's narrowphase, solver and queries stay Bullet's.
 ///
@@ -36,9 +40,15 @@ struct Config;     // <agrid/config.h> (C++11 and later)
 ///   look at each of them (see setWatchFiltersAtRest).
 /// * Memory follows the world: proxy blocks, per-handle arrays and agrid's structures shrink
 ///   at the next calculateOverlappingPairs once far below their capacity (docs/broadphase.md).
-/// * Misuse: destroyProxy or setAabb of a proxy already destroyed throws std::invalid_argument
-///   until the next calculateOverlappingPairs, after which its memory may hold a new proxy (as
-///   with any allocator; btDbvtBroadphase's behaviour is then undefined too).
+/// * Misuse: destroyProxy or setAabb of a null proxy or one already destroyed (until the next
+///   calculateOverlappingPairs, after which its memory may hold a new proxy, as with any
+///   allocator; btDbvtBroadphase's behaviour is then undefined too), and getAabb of a null proxy,
+///   go to the misuse handler (setMisuseHandler): by default std::invalid_argument is thrown; a
+///   program built without exceptions sets a handler, and the call does nothing once it returns.
+/// * The first AABB the broadphase holds with a NaN or min > max (a shape's bug: it pairs with
+///   nothing) is reported once, to the warning handler (setWarningHandler; by default printed
+///   with printf, as Bullet's own warnings are); agrid/bullet/world.h sends it to the world's
+///   debug drawer, where btCollisionWorld reports its "Overflow in AABB".
 /// * setAabb stores and costs O(1); unchanged AABBs (static and sleeping objects every step)
 ///   cost a comparison. Objects that stop moving rest in a tree changed one leaf at a time,
 ///   with their candidate pairs kept: a step costs what changed.
@@ -75,6 +85,7 @@ struct Config;     // <agrid/config.h> (C++11 and later)
 ///   cost per step, without a profiler. It also tells what the step left: the objects, those
 ///   with an invalid AABB, the moving and resting ones, and the bytes the broadphase holds. It
 ///   is C++11, as this header: a Bullet program needs nothing else (broadphase() needs C++20).
+///   agrid/bullet/world.h reaches it, and this class, from a btCollisionWorld without a cast.
 class btAdaptiveGridBroadphase : public btBroadphaseInterface {
  public:
   /// Uses `pairCache` if given (not owned), else owns a btHashedOverlappingPairCache. A
@@ -93,13 +104,14 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
   btBroadphaseProxy* createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int shapeType, void* userPtr,
                                  int collisionFilterGroup, int collisionFilterMask, btDispatcher* dispatcher) override;
   /// Removes the object and, at once, its pairs from the pair cache (O(its pairs) with the
-  /// adapter's cache). Throws std::invalid_argument for a null proxy or one destroyed already.
+  /// adapter's cache). A null proxy or one destroyed already is a misuse (setMisuseHandler).
   void destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) override;
   /// Stores the object's AABB, O(1); its pairs change at the next calculateOverlappingPairs.
-  /// Throws std::invalid_argument for a proxy destroyed already.
+  /// A null proxy or one destroyed already is a misuse (setMisuseHandler).
   void setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
                btDispatcher* dispatcher) override;
-  /// The AABB last stored by createProxy or setAabb.
+  /// The AABB last stored by createProxy or setAabb. A null proxy is a misuse (setMisuseHandler),
+  /// which leaves aabbMin and aabbMax as they were.
   void getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const override;
   /// Calls rayCallback.process with every proxy whose stored AABB, grown to [min - aabbMax,
   /// max - aabbMin], the segment meets (as agrid::hits decides); a shorter m_lambda_max ends it.
@@ -144,6 +156,16 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
   void setWatchFiltersAtRest(bool on);
   /// Whether filter changes on objects at rest are looked for every step.
   bool getWatchFiltersAtRest() const;
+
+  /// Sends every later misuse of this broadphase's calls (a null or destroyed proxy) to
+  /// handler(message, context); the call does nothing once the handler returns. A null handler,
+  /// the default, throws std::invalid_argument with the message. (The constructors throw still:
+  /// check a config with agrid::Config::problem() first where exceptions are off.)
+  void setMisuseHandler(btAdaptiveGridMessageHandler handler, void* context = nullptr);
+  /// Sends this broadphase's warnings to handler(message, context): the first AABB it holds with
+  /// a NaN or min > max, once in its life (the others are counted in lastStepStats()). A null
+  /// handler, the default, prints them with printf, as Bullet prints its own.
+  void setWarningHandler(btAdaptiveGridMessageHandler handler, void* context = nullptr);
 
  private:
   /// The implementation, defined in the library.

@@ -31,7 +31,7 @@ struct btAdaptiveGridBroadphaseStats {
   /// Live proxies after it (created and not destroyed).
   int m_objects = 0;
   /// Of m_objects, those whose stored AABB has a NaN or min > max on an axis: they pair with
-  /// nothing and no query finds them.
+  /// nothing and no query finds them. The first is warned of once (setWarningHandler).
   int m_invalidObjects = 0;
   /// Of m_objects, those whose pairs agrid finds afresh every step: their AABB left its
   /// fattened box lately, or their filter changed.
