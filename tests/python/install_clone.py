@@ -19,10 +19,12 @@ from pathlib import Path
 
 # Run inside the environment: the installed package, away from the clone and the build tree.
 CHECK = """
-import re, sys
+import os, re, sys
 import numpy as np
 import agrid
 assert "site-packages" in agrid.__file__, agrid.__file__
+package = os.path.dirname(agrid.__file__)
+assert all(os.path.exists(os.path.join(package, f)) for f in ("__init__.pyi", "py.typed")), os.listdir(package)
 version = re.search(r"project\\(agrid\\s+VERSION\\s+([0-9.]+)", open(sys.argv[1]).read()).group(1)
 assert agrid.__version__ == version, (agrid.__version__, version)
 mins = np.array([[0, 0, 0], [0.5, 0.5, 0.5], [5, 5, 5], [1, 1, 1]], dtype=np.float32)
