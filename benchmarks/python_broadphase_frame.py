@@ -28,7 +28,7 @@ import numpy as np
 import agrid
 
 WARMUP = 15  # bench_broadphase.cpp's kFrameWarmup: the same frames untimed on both sides
-TIMED = 20
+TIMED = 30
 MAX_SPEED = 0.05  # per frame, in box edges: a step small beside the fat margin, as bodies move
 THREADS = (1, 2)
 
