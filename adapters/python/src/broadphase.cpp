@@ -11,10 +11,11 @@ namespace {
 
 /// Filters from an (N, 2) array of (group, mask) rows.
 std::vector<Filter> filters_of(const py::handle& filters, py::ssize_t rows) {
-  py::array array = py::array::ensure(filters);
-  if (array && array.ndim() == 2 && array.shape(0) == rows && array.shape(1) == 2) array = array.reshape({rows * 2});
-  else throw py::value_error("filters must have shape (" + std::to_string(rows) + ", 2): rows of (group, mask)");
-  const std::vector<std::uint32_t> flat = uint32s_of(array, "filters");
+  py::array array = py::array::ensure(filters);  // not const: reshape() is not
+  if (!array || array.ndim() != 2 || array.shape(0) != rows || array.shape(1) != 2) {
+    throw py::value_error("filters must have shape (" + std::to_string(rows) + ", 2): rows of (group, mask)");
+  }
+  const std::vector<std::uint32_t> flat = uint32s_of(array.reshape({rows * 2}), "filters");
   std::vector<Filter> out(static_cast<std::size_t>(rows));
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = {flat[2 * i], flat[2 * i + 1]};
   return out;
