@@ -29,6 +29,12 @@
 //   median_ms         median timed frame
 //   pairs             pairs of the last frame (the same in both modes)
 //   first_update_ms   broadphase mode: the very first update(), every object new
+// BM_frame/file/threads:N (only with AGRID_BENCH_FRAMES=<file> and AGRID_BENCH_FRAME_BOXES=<n>):
+// the frames the Python benchmark writes (benchmarks/python_broadphase_frame.py), n boxes each,
+// raw float32 rows (min x, y, z, max x, y, z). Every box created from the first frame and one
+// update() (untimed), then kFrameWarmup frames untimed and one timed frame per iteration after:
+// set_box for every box, update(), began and ended read. The Python script times the same frames
+// through set_boxes and update() and compares medians. Counters: median_ms, began, ended.
 // Run:  agrid-bench-broadphase [--benchmark_filter='BM_broadphase/.*-50k']  (scatter and BM_all_moving: 20-30 s)
 
 #include <benchmark/benchmark.h>
@@ -42,6 +48,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <span>
 #include <string>
 #include <utility>
@@ -301,9 +310,72 @@ void register_all_moving(const std::string& scene_name) {
   }
 }
 
+/// Untimed frames before BM_frame's timed ones, as the Python benchmark warms up (python_broadphase_frame.py's
+/// --warmup must match): the objects created at rest leave their fat boxes over these frames.
+constexpr int kFrameWarmup = 15;
+
+/// Frames of `boxes` boxes each from a file of raw float32 rows (agrid::Box is six floats).
+std::vector<std::vector<agrid::Box>> frames_from_file(const char* path, std::size_t boxes) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<std::vector<agrid::Box>> frames;
+  std::vector<agrid::Box> frame(boxes);
+  const auto bytes = static_cast<std::streamsize>(boxes * sizeof(agrid::Box));
+  while (boxes > 0 && in.read(reinterpret_cast<char*>(frame.data()), bytes)) frames.push_back(frame);
+  if (frames.size() <= static_cast<std::size_t>(kFrameWarmup) + 1) {
+    std::fprintf(stderr, "agrid-bench-broadphase: %zu frames of %zu boxes in %s: too few\n", frames.size(), boxes, path);
+  }
+  return frames;
+}
+
+/// BM_frame/file: the file's frames on a kept Broadphase, as the header says.
+void bm_frame(benchmark::State& state, const std::vector<std::vector<agrid::Box>>& frames) {
+  in_arena(
+      [&] {
+        agrid::Broadphase broadphase;
+        std::vector<agrid::Handle> handles;
+        for (const agrid::Box& box : frames.front()) handles.push_back(broadphase.create(box));
+        broadphase.update();
+        std::size_t next = 0;  // each frame's prepare moves on first: frames 1, 2, ...
+        std::size_t began = 0;
+        std::size_t ended = 0;
+        const auto frame = [&] {
+          const std::vector<agrid::Box>& boxes = frames[next];
+          for (std::size_t i = 0; i < boxes.size(); ++i) broadphase.set_box(handles[i], boxes[i]);
+          const agrid::PairChanges& changes = broadphase.update();
+          began = changes.began.size();
+          ended = changes.ended.size();
+          benchmark::DoNotOptimize(changes.began.data());
+          benchmark::DoNotOptimize(changes.ended.data());
+        };
+        StepTimes times = time_steps(state, kFrameWarmup, [&] { next = next + 1 < frames.size() ? next + 1 : 1; }, frame);
+        state.counters["median_ms"] = times.median_ms();
+        state.counters["began"] = static_cast<double>(began);
+        state.counters["ended"] = static_cast<double>(ended);
+      },
+      static_cast<int>(state.range(0)));
+}
+
+/// Registers BM_frame/file/threads:1 and :2 when the environment names a file of frames.
+void register_frames_from_file() {
+  const char* path = std::getenv("AGRID_BENCH_FRAMES");
+  const char* boxes = std::getenv("AGRID_BENCH_FRAME_BOXES");
+  if (path == nullptr || boxes == nullptr) return;
+  static const std::vector<std::vector<agrid::Box>> frames = frames_from_file(path, std::strtoull(boxes, nullptr, 10));
+  if (frames.size() <= static_cast<std::size_t>(kFrameWarmup) + 1) return;
+  const auto timed = static_cast<benchmark::IterationCount>(frames.size() - 1 - kFrameWarmup);
+  benchmark::RegisterBenchmark("BM_frame/file", [](benchmark::State& state) { bm_frame(state, frames); })
+      ->ArgName("threads")
+      ->Arg(1)
+      ->Arg(kAllMovingThreads)
+      ->Iterations(timed)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  register_frames_from_file();
   for (const auto& scene : kFrozenStepScenes) {
     benchmark::RegisterBenchmark((std::string("BM_broadphase/") + scene.name).c_str(),
                                  [&scene](benchmark::State& state) {

@@ -1,6 +1,6 @@
 """find_pairs.cpp and broadphase_steps.cpp in Python: every overlapping pair of a few boxes, a
-Grid kept across frames and queried, and a Broadphase reporting the pairs that began and ended.
-An assert fails when a result is not the one written beside it."""
+Grid kept across frames and queried, and a Broadphase reporting the pairs that began and ended,
+its objects given one at a time and as rows of NumPy arrays. An assert fails when a result is not the one written beside it."""
 
 import numpy as np
 
@@ -31,3 +31,13 @@ for height, began, ended in [(3, [], []), (0, [landed], []), (1, [], [landed])]:
     began_now, ended_now = broadphase.update()  # (K, 2) arrays of handles, sorted
     print(f"ball at {height}: began {began_now.tolist()}, ended {ended_now.tolist()}")
     assert (began_now.tolist(), ended_now.tolist()) == (began, ended)
+
+rain = np.array([[x, 5, 0] for x in range(4)], dtype=np.float32)  # a NumPy simulation's boxes, a row each
+drops = broadphase.create(rain, rain + 0.5)  # one object a row; their handles, a uint32 array
+for frame in range(2):  # every drop falls at once, moved by one call
+    rain[:, 1] -= 2.5
+    broadphase.set_boxes(drops, rain, rain + 0.5)
+    began_now, ended_now = broadphase.update()
+assert began_now.tolist() == [[ground, d] for d in drops], began_now  # they reach the ground
+broadphase.remove(drops)  # one call for all of them
+assert broadphase.update()[1].tolist() == began_now.tolist()  # their pairs end

@@ -2,6 +2,7 @@
 input form, the Broadphase against a model of random updates, and the errors of bad input."""
 
 import ast
+import os
 import pathlib
 import threading
 import warnings
@@ -10,76 +11,7 @@ import numpy as np
 import pytest
 
 import agrid
-
-
-# ---- references ------------------------------------------------------------------------------
-
-
-def valid(mins, maxs):
-    """Rows that take part: no NaN and min <= max on every axis."""
-    return np.all(mins <= maxs, axis=1)
-
-
-def brute_pairs(mins, maxs):
-    """Every overlapping pair (i < j) of closed boxes, sorted, as a (K, 2) uint32 array."""
-    mins = np.asarray(mins, dtype=np.float64)
-    maxs = np.asarray(maxs, dtype=np.float64)
-    n = len(mins)
-    ok = valid(mins, maxs)
-    pairs = []
-    for i in range(n):
-        if not ok[i]:
-            continue
-        j = np.arange(i + 1, n)
-        hit = ok[i + 1 :] & np.all((mins[i] <= maxs[i + 1 :]) & (mins[i + 1 :] <= maxs[i]), axis=1)
-        pairs.extend((i, k) for k in j[hit])
-    return np.array(pairs, dtype=np.uint32).reshape(-1, 2)
-
-
-def brute_query(mins, maxs, qmin, qmax):
-    ok = valid(mins, maxs)
-    hit = ok & np.all((mins <= qmax) & (qmin <= maxs), axis=1)
-    return np.flatnonzero(hit).astype(np.uint32)
-
-
-def segment_hits(mins, maxs, start, end):
-    """Indices of boxes a closed segment meets: slabs in float64 (float32 inputs are exact)."""
-    start = np.asarray(start, dtype=np.float64)
-    d = np.asarray(end, dtype=np.float64) - start
-    out = []
-    for i, (lo, hi) in enumerate(zip(mins.astype(np.float64), maxs.astype(np.float64))):
-        if not np.all(lo <= hi):
-            continue
-        t0, t1 = 0.0, 1.0
-        for a in range(3):
-            if d[a] == 0:
-                if start[a] < lo[a] or start[a] > hi[a]:
-                    t0, t1 = 1.0, 0.0
-                continue
-            u, v = (lo[a] - start[a]) / d[a], (hi[a] - start[a]) / d[a]
-            t0, t1 = max(t0, min(u, v)), min(t1, max(u, v))
-        if t0 <= t1:
-            out.append(i)
-    return np.array(out, dtype=np.uint32)
-
-
-def random_boxes(n, seed, extent=10.0, size=1.0, dtype=np.float32):
-    rng = np.random.default_rng(seed)
-    mins = rng.uniform(0, extent, (n, 3)).astype(dtype)
-    maxs = (mins + rng.uniform(0, size, (n, 3))).astype(dtype)
-    return mins, maxs
-
-
-def adversarial_boxes():
-    """NaN rows, inverted rows, infinite and huge boxes, touching faces, duplicates, points."""
-    nan, inf = np.nan, np.inf
-    mins = np.array(
-        [[0, 0, 0], [1, 0, 0], [nan, 0, 0], [2, 2, 2], [-inf, -inf, -inf], [0, 0, 0], [5, 5, 5],
-         [1e30, 1e30, 1e30], [-1e30, 0, 0], [0.5, 0.5, 0.5], [3, 3, 3], [0, 0, 0]], dtype=np.float32)
-    maxs = np.array(
-        [[1, 1, 1], [2, 1, 1], [1, 1, 1], [1, 1, 1], [inf, inf, inf], [1, 1, 1], [5, 5, 5],
-         [inf, inf, inf], [1e30, 1, 1], [0.5, 0.5, 0.5], [3, 3, nan], [0, 0, 0]], dtype=np.float32)
-    return mins, maxs
+from reference import adversarial_boxes, brute_pairs, brute_query, model_pairs, random_boxes, segment_hits
 
 
 SCENES = [
@@ -149,9 +81,10 @@ def test_a_million_boxes_with_known_pairs():
 def test_thread_counts_give_the_same_pairs():
     mins, maxs = random_boxes(30000, 8, extent=40)
     results = []
+    cores = len(os.sched_getaffinity(0))
     for threads in (1, 2, 3):
         agrid.set_num_threads(threads)
-        assert agrid.get_num_threads() == threads
+        assert agrid.get_num_threads() == min(threads, cores)  # clamped to the cores
         results.append(agrid.find_all_pairs(mins, maxs))
     agrid.set_num_threads(0)
     for r in results[1:]:
@@ -220,23 +153,6 @@ def test_grid_rebuilds_keep_nothing_of_the_last_frame():
 
 
 # ---- Broadphase --------------------------------------------------------------------------------
-
-
-def model_pairs(boxes, filters):
-    """Pairs of handles whose boxes overlap and whose filters pass, sorted."""
-    handles = sorted(boxes)
-    out = []
-    for x, a in enumerate(handles):
-        for b in handles[x + 1 :]:
-            (la, ha), (lb, hb) = boxes[a], boxes[b]
-            (ga, ma), (gb, mb) = filters[a], filters[b]
-            if not (np.all(la <= ha) and np.all(lb <= hb)):
-                continue
-            if (ga & mb) == 0 or (gb & ma) == 0:
-                continue
-            if np.all((la <= hb) & (lb <= ha)):
-                out.append((a, b))
-    return out
 
 
 def test_broadphase_against_a_model_of_random_updates():
@@ -425,11 +341,14 @@ DEPRECATED = {"Config": {"task_entries", "tree_query_cost"}, "Broadphase": {"add
 
 def stub_classes():
     stub = pathlib.Path(agrid.__file__).with_name("__init__.pyi")
-    return {n.name: n for n in ast.parse(stub.read_text()).body if isinstance(n, ast.ClassDef)}
+    classes = (n for n in ast.parse(stub.read_text()).body if isinstance(n, ast.ClassDef))
+    return {n.name: n for n in classes if not n.name.startswith("_")}  # private: the stubs' own names
 
 
 def is_deprecated(function):
-    return any(isinstance(d, ast.Call) and getattr(d.func, "id", None) == "deprecated" for d in function.decorator_list)
+    """Marked deprecated in its docstring (Debian 12's mypy knows no @deprecated)."""
+    doc = ast.get_docstring(function)
+    return doc is not None and doc.startswith("Deprecated: ")
 
 
 def test_config_stub_lists_the_module_fields_in_order():
@@ -443,17 +362,18 @@ def test_config_stub_lists_the_module_fields_in_order():
 
 def test_stubs_list_every_public_name_and_mark_the_deprecated():
     """Each class's public names in the stubs are the module's; the names of 0.3 are there, and
-    each of their stubs is marked @deprecated (getters and setters alike)."""
+    each is said deprecated in its (getter's) docstring. python.stubtest checks the signatures."""
     for name, cls in stub_classes().items():
         native = getattr(agrid, name)
         public = set(native.__members__) if name == "Kernel" else {n for n in vars(native) if not n.startswith("_")}
         stubbed = set()
         for node in cls.body:
-            if isinstance(node, ast.AnnAssign):
+            if isinstance(node, ast.AnnAssign) and not node.target.id.startswith("_"):
                 stubbed.add(node.target.id)
             elif isinstance(node, ast.Assign):
                 stubbed.update(target.id for target in node.targets)
-            elif isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+            elif isinstance(node, ast.FunctionDef) and not node.name.startswith("_") and name != "Kernel":
                 stubbed.add(node.name)
-                assert is_deprecated(node) == (node.name in DEPRECATED.get(name, set())), f"{name}.{node.name}"
+                if not any(getattr(d, "attr", None) == "setter" for d in node.decorator_list):
+                    assert is_deprecated(node) == (node.name in DEPRECATED.get(name, set())), f"{name}.{node.name}"
         assert stubbed == public, name

@@ -14,7 +14,9 @@ get_num_threads() threads.
 
 find_all_pairs for one call; PairFinder to keep memory between frames; Grid and Tree to query
 boxes and segments, or to choose the structure yourself; Broadphase for objects that come, move
-and go, with the pairs that began and ended.
+and go, one at a time or as rows of arrays (create(mins, maxs) -> handles, set_boxes(handles,
+mins, maxs), remove(handles)), with the pairs that began and ended. Each structure's config is a
+copy of the one it was made with; set_num_threads() may be called while other threads' calls run.
 """
 
 from ._agrid import (
