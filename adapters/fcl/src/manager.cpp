@@ -180,8 +180,8 @@ class FirstReach {
 // (the core's 0.1 lets a stepping box out every few steps, to be re-inserted) and the moving
 // objects querying the resting tree while they are fewer than a quarter of the resting ones (the
 // core's sixteenth, chosen with the tree of grids on several threads, makes one grid over the
-// world each step): update()+collide(self) 0.9-1.0 ms a step before, 0.31 after; the teleporting
-// scene the same within its spread (0.46-0.54 ms before, 0.45-0.48 after).
+// world each step): update()+collide(self) 0.9-1.0 ms a step before, 0.29-0.33 after; the
+// teleporting scene within its spread (0.42-0.54 ms before, 0.45-0.60 after, a busy machine).
 constexpr float kFatMargin = 0.3f;
 constexpr std::uint32_t kRestingQueryCost = 4;
 
