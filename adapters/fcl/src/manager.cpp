@@ -291,10 +291,8 @@ struct Manager<S>::Impl {
 
   // The float bounds of the valid objects' boxes: a query outside them finds nothing here.
   Box bounds() const {
-    Box all{{std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity(),
-             std::numeric_limits<float>::infinity()},
-            {-std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-             -std::numeric_limits<float>::infinity()}};
+    const float inf = std::numeric_limits<float>::infinity();
+    Box all{{inf, inf, inf}, {-inf, -inf, -inf}};  // inverted: meets nothing while no object is valid
     for_each_valid([&](Handle h) { all = united(all, to_box(aabbs[h])); });
     return all;
   }
