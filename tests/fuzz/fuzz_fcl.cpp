@@ -1,13 +1,16 @@
-// Fuzz target: a sequence of agrid::fcl::Manager calls (registerObject(s), unregisterObject, an
-// AABB changed and read by update(), update(obj) or update(objs)) decoded from the fuzzer's bytes,
-// for float or double, with AABBs of any coordinates (NaN, infinite, inverted, denormal, huge).
-// After each call every query is checked against brute force over the registered objects:
-// collide (self, one object, another manager: FCL's NaiveCollisionManager or another agrid one)
+// Fuzz target: a sequence of agrid::fcl::Manager calls (registerObject one at a time,
+// registerObjects, unregisterObject, an AABB changed and read by update(), update(obj) or
+// update(objs)) decoded from the fuzzer's bytes, for float or double, with AABBs of any
+// coordinates (NaN, infinite, inverted, denormal, huge). After each call (but those whose byte
+// asks to skip, so that changes wait in the manager for the next query) every query is checked
+// against brute force over the registered objects: collide (self, one object, another manager:
+// FCL's NaiveCollisionManager or DynamicAABBTreeCollisionManager, or another agrid one)
 // offers exactly the valid pairs whose AABBs overlap, each once, in the documented order; distance
 // (the same three) offers, with a callback that never prunes, every valid pair of finite AABB
 // distance once, nearest first, and with one that prunes, the brute-force minimum. The checks themselves read no byte: the corpus decodes as it did.
 
 #include <fcl/broadphase/broadphase_bruteforce.h>
+#include <fcl/broadphase/broadphase_dynamic_AABB_tree.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -34,6 +37,9 @@ using agrid_fcl_test::narrowphase_distance;
 using agrid_fcl_test::Object;
 using agrid_fcl_test::ObjectPair;
 using agrid_fcl_test::offered_unpruned;
+using agrid_fcl_test::brute_force;
+using agrid_fcl_test::Numbering;
+using agrid_fcl_test::overlapping;
 using agrid_fcl_test::TestObject;
 
 /// Registered objects at most: brute force (and the never-pruning distance's every pair) stays quick.
@@ -42,9 +48,11 @@ constexpr std::size_t kMaxObjects = 32;
 constexpr int kMaxCalls = 48;
 /// Objects a registerObjects batch adds at most.
 constexpr int kMaxBatch = 8;
-/// Objects of the other manager (FCL's NaiveCollisionManager or another agrid one), for
-/// collide(other) and distance(other): fewer than ours or more.
+/// Objects of the other manager (FCL's NaiveCollisionManager or DynamicAABBTreeCollisionManager,
+/// or another agrid one), for collide(other) and distance(other): fewer than ours or more.
 constexpr int kOtherObjects = 4;
+/// The bit of a call's byte that skips the checks after the call.
+constexpr std::uint8_t kUncheckedCall = 0x80;
 
 template <typename S>
 fcl::AABB<S> aabb_from(FuzzInput& in) {
@@ -61,52 +69,19 @@ template <typename S>
 struct World {
   std::vector<std::unique_ptr<TestObject<S>>> made;
   agrid::fcl::Manager<S> manager;
-  std::vector<Object<S>*> by_number;  ///< Null where a number is free.
 
   TestObject<S>* make(const fcl::AABB<S>& aabb) {
     made.push_back(std::make_unique<TestObject<S>>(std::make_shared<fcl::Box<S>>(1, 1, 1)));
     made.back()->set_aabb_exactly(aabb.min_, aabb.max_);
     return made.back().get();
   }
-  void numbered(Object<S>* obj) {
-    const auto free = std::find(by_number.begin(), by_number.end(), nullptr);
-    if (free != by_number.end()) {
-      *free = obj;
-    } else {
-      by_number.push_back(obj);
-    }
-  }
-  std::vector<Object<S>*> registered() const {
-    std::vector<Object<S>*> r;
-    for (Object<S>* o : by_number)
-      if (o != nullptr) r.push_back(o);
-    return r;
-  }
+  Numbering<S> numbers;  ///< The registered objects by the number the manager gives them.
+
   Object<S>* pick(std::uint8_t b) const {
-    const auto r = registered();
+    const auto r = numbers.registered();
     return r.empty() ? nullptr : r[b % r.size()];
   }
 };
-
-template <typename S>
-bool overlapping(Object<S>* a, Object<S>* b) {
-  return agrid_fcl_test::is_valid_aabb(a->getAABB()) && agrid_fcl_test::is_valid_aabb(b->getAABB()) &&
-         a->getAABB().overlap(b->getAABB());
-}
-
-/// Every pair (ours[i], theirs[j]) for which `keep` holds, ascending by (i, j); pairs of one list
-/// with itself (`self`) once, as (lower, higher).
-template <typename S, typename Keep>
-std::vector<ObjectPair<S>> brute_force(const std::vector<Object<S>*>& ours, const std::vector<Object<S>*>& theirs,
-                                       bool self, Keep keep) {
-  std::vector<ObjectPair<S>> pairs;
-  for (std::size_t i = 0; i < ours.size(); ++i) {
-    for (std::size_t j = self ? i + 1 : 0; j < theirs.size(); ++j) {
-      if (keep(ours[i], theirs[j])) pairs.emplace_back(ours[i], theirs[j]);
-    }
-  }
-  return pairs;
-}
 
 /// The offered pairs are exactly the expected ones, nearest first by AABB distance, ties in the
 /// expected (collide) order.
@@ -138,7 +113,7 @@ void check_distance(const std::vector<ObjectPair<S>>& offered, const std::vector
 template <typename S>
 void check_everything(World<S>& world, Object<S>* probe, fcl::BroadPhaseCollisionManager<S>& other) {
   const agrid::fcl::Manager<S>& m = world.manager;
-  const std::vector<Object<S>*> ours = world.registered();
+  const std::vector<Object<S>*> ours = world.numbers.registered();
   std::vector<Object<S>*> listed;
   m.getObjects(listed);
   require(listed == ours && m.size() == ours.size() && m.empty() == ours.empty(), "getObjects");
@@ -168,42 +143,56 @@ void check_everything(World<S>& world, Object<S>* probe, fcl::BroadPhaseCollisio
   check_distance<S>(all.offered, brute_force<S>(ours, theirs, false, offered_unpruned<S>), pruned.best, "distance(other)");
 }
 
+/// The other manager's type, from the input's first byte.
+enum class Other { naive, agrid, dynamic_tree };
+
 template <typename S>
-void run(FuzzInput& in, bool agrid_other) {
-  World<S> world;
-  std::unique_ptr<fcl::BroadPhaseCollisionManager<S>> other;
-  if (agrid_other) {
-    other = std::make_unique<agrid::fcl::Manager<S>>();
-  } else {
-    other = std::make_unique<fcl::NaiveCollisionManager<S>>();
+std::unique_ptr<fcl::BroadPhaseCollisionManager<S>> make_other(Other kind) {
+  switch (kind) {
+    case Other::agrid:
+      return std::make_unique<agrid::fcl::Manager<S>>();
+    case Other::dynamic_tree:
+      return std::make_unique<fcl::DynamicAABBTreeCollisionManager<S>>();
+    case Other::naive:
+      break;
   }
+  return std::make_unique<fcl::NaiveCollisionManager<S>>();
+}
+
+template <typename S>
+void run(FuzzInput& in, Other other_kind) {
+  World<S> world;
+  const std::unique_ptr<fcl::BroadPhaseCollisionManager<S>> other = make_other<S>(other_kind);
   for (int k = 0; k < kOtherObjects; ++k) other->registerObject(world.make(aabb_from<S>(in)));
   for (int call = 0; call < kMaxCalls && !in.empty(); ++call) {
     const std::uint8_t op = in.byte();
+    // A call with the high bit skips the checks after it: the changes of several calls then wait
+    // in the manager for the next query, which folds them in at once.
+    const bool check = (op & kUncheckedCall) == 0;
     Object<S>* probe = nullptr;
     switch (op % 5) {
       case 0: {  // one object
-        if (world.registered().size() >= kMaxObjects) break;
+        if (world.numbers.registered().size() >= kMaxObjects) break;
         Object<S>* obj = world.make(aabb_from<S>(in));
         world.manager.registerObject(obj);
-        world.numbered(obj);
+        world.numbers.add(obj);
         break;
       }
       case 1: {  // a batch
         std::vector<Object<S>*> batch;
         const int count = 1 + in.byte() % kMaxBatch;
-        for (int k = 0; k < count && world.registered().size() + batch.size() < kMaxObjects; ++k) {
+        for (int k = 0; k < count && world.numbers.registered().size() + batch.size() < kMaxObjects; ++k) {
           batch.push_back(world.make(aabb_from<S>(in)));
         }
         world.manager.registerObjects(batch);
-        for (Object<S>* obj : batch) world.numbered(obj);
+        for (Object<S>* obj : batch) world.numbers.add(obj);
         break;
       }
       case 2: {  // unregister
         Object<S>* obj = world.pick(in.byte());
         if (obj == nullptr) break;
         world.manager.unregisterObject(obj);
-        *std::find(world.by_number.begin(), world.by_number.end(), obj) = nullptr;
+        world.numbers.remove(obj);
         break;
       }
       default: {  // an AABB changed, read by one of the three updates
@@ -220,7 +209,7 @@ void run(FuzzInput& in, bool agrid_other) {
       }
     }
     if (probe == nullptr) probe = world.make(aabb_from<S>(in));
-    check_everything<S>(world, probe, *other);
+    if (check) check_everything<S>(world, probe, *other);
   }
 }
 
@@ -228,12 +217,12 @@ void run(FuzzInput& in, bool agrid_other) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzInput in(data, size);
-  const std::uint8_t kinds = in.byte();  // the scalar, and whether the other manager is agrid's
-  const bool agrid_other = (kinds & 2) != 0;
+  const std::uint8_t kinds = in.byte();  // the scalar, and the other manager's type
+  const Other other = (kinds & 2) != 0 ? Other::agrid : (kinds & 4) != 0 ? Other::dynamic_tree : Other::naive;
   if ((kinds & 1) == 0) {
-    run<float>(in, agrid_other);
+    run<float>(in, other);
   } else {
-    run<double>(in, agrid_other);
+    run<double>(in, other);
   }
   return 0;
 }

@@ -1,11 +1,16 @@
-// agrid::fcl::Manager: FCL's broadphase interface on agrid::Broadphase. The Broadphase is brought
-// up to date (update(), then pairs()) by every call that changes it, so the const calls only read.
+// agrid::fcl::Manager: FCL's broadphase interface on agrid::Broadphase. The calls that change the
+// manager hand their changes to the Broadphase at once (O(1) each) and leave its update() to the
+// first call that reads it (FoldingBroadphase), so that a loop of registrations or updates costs
+// one agrid update; agrid's list of every pair is made only when collide(self) asks for it.
 
 #include "agrid/fcl/manager.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
@@ -13,6 +18,7 @@
 #include <utility>
 
 #include "agrid/broadphase.h"
+#include "agrid/config.h"
 #include "agrid/float_rounding.h"
 
 namespace agrid {
@@ -70,6 +76,16 @@ struct Candidate {
   }
 };
 
+// Objects of another manager read this many ahead of the one probing: each is an object of its own
+// in the heap, so reading their AABBs one after another waits for memory each time.
+constexpr std::uint32_t kPrefetchAhead = 8;
+
+// All of space: an infinite reach's box, and the bounds of a side not worth bounding.
+Box everywhere() {
+  const float inf = std::numeric_limits<float>::infinity();
+  return Box{{-inf, -inf, -inf}, {inf, inf, inf}};
+}
+
 // The first reach of a probe that is a point (its largest extent is 0), in the scene's units.
 constexpr double kPointReach = 1.0;
 // Each round's reach is this many times the last after a round in which the callback lowered the
@@ -97,10 +113,7 @@ S largest_extent(const Aabb<S>& a) {
 // then normal, and with round-to-nearest, sqrt(gap^2 + other squares) is at least the gap.
 template <typename S>
 Box reach_box(const Aabb<S>& a, S reach) {
-  if (std::isinf(reach)) {
-    const float inf = std::numeric_limits<float>::infinity();
-    return Box{{-inf, -inf, -inf}, {inf, inf, inf}};
-  }
+  if (std::isinf(reach)) return everywhere();
   const ::fcl::Vector3<S> margin(reach, reach, reach);
   return to_box(Aabb<S>(a.min_ - margin, a.max_ + margin));
 }
@@ -161,20 +174,82 @@ class FirstReach {
   std::size_t count_ = 0;
 };
 
+// agrid's settings for FCL's users, whose objects mostly move by small steps (a robot's links, what
+// they push) on one thread, measured side by side on agrid-bench-fcl's small-step scene (10,000
+// mixed boxes, a tenth stepping; docs/benchmarks.md): fat boxes grown by 0.3 of the longest edge
+// (the core's 0.1 lets a stepping box out every few steps, to be re-inserted) and the moving
+// objects querying the resting tree while they are fewer than a quarter of the resting ones (the
+// core's sixteenth, chosen with the tree of grids on several threads, makes one grid over the
+// world each step): update()+collide(self) 0.9-1.0 ms a step before, 0.29-0.33 after; the
+// teleporting scene within its spread (0.42-0.54 ms before, 0.45-0.60 after, a busy machine).
+constexpr float kFatMargin = 0.3f;
+constexpr std::uint32_t kRestingQueryCost = 4;
+
+Config manager_config() {
+  Config config;
+  config.fat_margin = kFatMargin;
+  config.resting_query_cost = kRestingQueryCost;
+  return config;
+}
+
+// The Broadphase with the changes made since its last update() folded in by the first call that
+// reads it. Changes come only from the manager's non-const calls, which never run beside another
+// call; reads come from the const calls, several at once: the first folds under the lock, the
+// others wait for it, and none reads while a fold runs.
+class FoldingBroadphase {
+ public:
+  /// The Broadphase to change; its update() is left to the next read.
+  Broadphase& edit() {
+    pending_.store(true, std::memory_order_relaxed);
+    return broadphase_;
+  }
+  /// The Broadphase as of every change made: updated first if a change is pending.
+  const Broadphase& read() const {
+    if (pending_.load(std::memory_order_acquire)) {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (pending_.load(std::memory_order_relaxed)) {
+        broadphase_.update();
+        pending_.store(false, std::memory_order_release);
+      }
+    }
+    return broadphase_;
+  }
+
+ private:
+  mutable Broadphase broadphase_{manager_config()};
+  mutable std::mutex mutex_;
+  mutable std::atomic<bool> pending_{false};
+};
+
+Box united(const Box& a, const Box& b) {
+  return Box{{std::min(a.min.x, b.min.x), std::min(a.min.y, b.min.y), std::min(a.min.z, b.min.z)},
+             {std::max(a.max.x, b.max.x), std::max(a.max.y, b.max.y), std::max(a.max.z, b.max.z)}};
+}
+
 }  // namespace
 
 template <typename S>
 struct Manager<S>::Impl {
-  Broadphase broadphase;
-  std::vector<Object<S>*> objects;  ///< By handle; null where free.
+  FoldingBroadphase broadphase;
+  std::vector<Object<S>*> objects;  ///< By handle; null where free; the last one not null.
   std::vector<Aabb<S>> aabbs;       ///< By handle: each object's AABB as last read.
   std::unordered_map<const Object<S>*, Handle> handles;
+  /// Objects removed since the Broadphase's last update: it gives their handles out again only
+  /// after one.
+  bool removed_since_update = false;
 
   bool registered(const Object<S>* obj) const { return handles.count(obj) != 0; }
 
+  // Objects are numbered by their handles, and the Broadphase gives out the lowest free handle,
+  // counting the removed ones only after an update: so an addition after a removal updates it
+  // first (one agrid update, of the changes pending), and takes the number freed.
   void add(Object<S>* obj) {
+    if (removed_since_update) {
+      (void)broadphase.read();
+      removed_since_update = false;
+    }
     const Aabb<S>& aabb = obj->getAABB();
-    const Handle h = broadphase.create(to_box(aabb));
+    const Handle h = broadphase.edit().create(to_box(aabb));
     if (h >= objects.size()) {
       objects.resize(h + std::size_t{1}, nullptr);
       aabbs.resize(h + std::size_t{1});
@@ -184,17 +259,20 @@ struct Manager<S>::Impl {
     handles.emplace(obj, h);
   }
 
+  void remove(Handle h) {
+    handles.erase(objects[h]);
+    objects[h] = nullptr;
+    while (!objects.empty() && objects.back() == nullptr) objects.pop_back();
+    aabbs.resize(objects.size());
+    broadphase.edit().remove(h);
+    removed_since_update = true;
+  }
+
   void reread(Handle h) {
     const Aabb<S>& aabb = objects[h]->getAABB();
     if (same(aabb, aabbs[h])) return;
     aabbs[h] = aabb;
-    broadphase.set_box(h, to_box(aabb));
-  }
-
-  // Brings the pairs up to date now, so that the const calls find them current.
-  void settle() {
-    broadphase.update();
-    (void)broadphase.pairs();
+    broadphase.edit().set_box(h, to_box(aabb));
   }
 
   template <typename Visit>
@@ -211,11 +289,19 @@ struct Manager<S>::Impl {
     });
   }
 
+  // The float bounds of the valid objects' boxes: a query outside them finds nothing here.
+  Box bounds() const {
+    const float inf = std::numeric_limits<float>::infinity();
+    Box all{{inf, inf, inf}, {-inf, -inf, -inf}};  // inverted: meets nothing while no object is valid
+    for_each_valid([&](Handle h) { all = united(all, to_box(aabbs[h])); });
+    return all;
+  }
+
   // Calls visit(h) for each registered object whose AABB overlaps the valid `aabb` by
   // fcl::AABB::overlap, in no particular order.
   template <typename Visit>
   void for_each_overlapping(const Aabb<S>& aabb, Visit visit) const {
-    broadphase.for_each_overlap(to_box(aabb), [&](Handle h) {
+    broadphase.read().for_each_overlap(to_box(aabb), [&](Handle h) {
       if (aabbs[h].overlap(aabb)) visit(h);
     });
   }
@@ -233,6 +319,21 @@ struct Manager<S>::Impl {
     }
   }
 
+  // Pairs between the objects here and `theirs` (any manager's getObjects()) are found by their
+  // valid objects querying this broadphase. Where ours are fewer, those of theirs outside our
+  // bounds skip the query (one box test): building a structure over theirs would cost more
+  // than that test, and reading their list costs as much already. Calls probe(aabb, near, j)
+  // for theirs[j], `near` the bounds that a query must meet to find anything.
+  template <typename Probe>
+  void for_each_probe(const std::vector<Object<S>*>& theirs, Probe probe) const {
+    const Box near = handles.size() < theirs.size() ? bounds() : everywhere();
+    for (std::uint32_t j = 0; j < theirs.size(); ++j) {
+      if (j + kPrefetchAhead < theirs.size()) __builtin_prefetch(&theirs[j + kPrefetchAhead]->getAABB());
+      const Aabb<S>& aabb = theirs[j]->getAABB();
+      if (is_valid(aabb)) probe(aabb, near, j);
+    }
+  }
+
   // Calls visit(ours, theirs) for each pair of an object here and one of `them` whose AABBs
   // overlap.
   template <typename Visit>
@@ -245,17 +346,30 @@ struct Manager<S>::Impl {
     });
   }
 
-  // One probe's part of a distance round: visit(h, d) for each registered object h whose AABB
-  // distance d from `probe` lies in [done, reach). True iff the query found every valid object.
+  // Calls visit(ours, j) for each pair of an object here and theirs[j] whose AABBs overlap.
   template <typename Visit>
-  bool visit_within(const Aabb<S>& probe, S done, S reach, Visit visit) const {
-    std::size_t found = 0;
-    broadphase.for_each_overlap(reach_box(probe, reach), [&](Handle h) {
-      ++found;
-      const S d = probe.distance(aabbs[h]);
-      if (d >= done && d < reach) visit(h, d);
+  void for_each_overlapping(const std::vector<Object<S>*>& theirs, Visit visit) const {
+    for_each_probe(theirs, [&](const Aabb<S>& aabb, const Box& near, std::uint32_t j) {
+      if (overlaps(to_box(aabb), near)) for_each_overlapping(aabb, [&](Handle h) { visit(h, j); });
     });
-    const BroadphaseStats stats = broadphase.stats();
+  }
+
+  // One probe's part of a distance round: visit(h, d) for each registered object h whose AABB
+  // distance d from `probe` lies in [done, reach), unless the query misses `near`. True iff the
+  // query found every valid object.
+  template <typename Visit>
+  bool visit_within(const Aabb<S>& probe, S done, S reach, const Box& near, Visit visit) const {
+    const Broadphase& current = broadphase.read();
+    const Box query = reach_box(probe, reach);
+    std::size_t found = 0;
+    if (overlaps(query, near)) {
+      current.for_each_overlap(query, [&](Handle h) {
+        ++found;
+        const S d = probe.distance(aabbs[h]);
+        if (d >= done && d < reach) visit(h, d);
+      });
+    }
+    const BroadphaseStats stats = current.stats();
     return found == stats.objects - stats.invalid;
   }
 
@@ -267,10 +381,20 @@ struct Manager<S>::Impl {
   bool visit_within(const Impl& them, S done, S reach, Visit visit) const {
     bool found_everything = true;
     for_each_probe(them, [&](const Aabb<S>& aabb, const Impl& probed, auto pair_of) {
-      found_everything &= probed.visit_within(aabb, done, reach, [&](Handle h, S d) {
+      found_everything &= probed.visit_within(aabb, done, reach, everywhere(), [&](Handle h, S d) {
         const auto [ours, theirs] = pair_of(h);
         visit(ours, theirs, d);
       });
+    });
+    return found_everything;
+  }
+
+  // A distance round between the objects here and `theirs`: visit(ours, j, d) as above.
+  template <typename Visit>
+  bool visit_within(const std::vector<Object<S>*>& theirs, S done, S reach, Visit visit) const {
+    bool found_everything = true;
+    for_each_probe(theirs, [&](const Aabb<S>& aabb, const Box& near, std::uint32_t j) {
+      found_everything &= visit_within(aabb, done, reach, near, [&](Handle h, S d) { visit(h, j, d); });
     });
     return found_everything;
   }
@@ -298,7 +422,6 @@ void Manager<S>::registerObjects(const std::vector<Object<S>*>& other_objs) {
     require(batch.insert(obj).second, "agrid::fcl::Manager::registerObjects: an object listed twice");
   }
   for (Object<S>* obj : other_objs) impl_->add(obj);
-  impl_->settle();
 }
 
 template <typename S>
@@ -306,18 +429,12 @@ void Manager<S>::registerObject(Object<S>* obj) {
   require(obj != nullptr, "agrid::fcl::Manager::registerObject: a null object");
   require(!impl_->registered(obj), "agrid::fcl::Manager::registerObject: an object registered already");
   impl_->add(obj);
-  impl_->settle();
 }
 
 template <typename S>
 void Manager<S>::unregisterObject(Object<S>* obj) {
   const auto it = impl_->handles.find(obj);
-  if (it == impl_->handles.end()) return;
-  const Handle h = it->second;
-  impl_->handles.erase(it);
-  impl_->objects[h] = nullptr;
-  impl_->broadphase.remove(h);
-  impl_->settle();
+  if (it != impl_->handles.end()) impl_->remove(it->second);
 }
 
 template <typename S>
@@ -326,15 +443,12 @@ void Manager<S>::setup() {}
 template <typename S>
 void Manager<S>::update() {
   impl_->for_each_live([&](Handle h) { impl_->reread(h); });
-  impl_->settle();
 }
 
 template <typename S>
 void Manager<S>::update(Object<S>* updated_obj) {
   const auto it = impl_->handles.find(updated_obj);
-  if (it == impl_->handles.end()) return;
-  impl_->reread(it->second);
-  impl_->settle();
+  if (it != impl_->handles.end()) impl_->reread(it->second);
 }
 
 template <typename S>
@@ -343,7 +457,6 @@ void Manager<S>::update(const std::vector<Object<S>*>& updated_objs) {
     const auto it = impl_->handles.find(obj);
     if (it != impl_->handles.end()) impl_->reread(it->second);
   }
-  impl_->settle();
 }
 
 template <typename S>
@@ -383,7 +496,7 @@ void Manager<S>::distance(Object<S>* obj, void* cdata, ::fcl::DistanceCallBack<S
   offer_nearest_in_rounds<S>(
       first_reach.get(),
       [&](S done, S reach, std::vector<Candidate<S>>& round) {
-        return impl_->visit_within(aabb, done, reach, [&](Handle h, S d) { round.push_back({d, h, 0}); });
+        return impl_->visit_within(aabb, done, reach, everywhere(), [&](Handle h, S d) { round.push_back({d, h, 0}); });
       },
       [&](const Candidate<S>& c) { return std::make_pair(obj, impl_->objects[c.first]); }, cdata, callback);
 }
@@ -391,7 +504,7 @@ void Manager<S>::distance(Object<S>* obj, void* cdata, ::fcl::DistanceCallBack<S
 template <typename S>
 void Manager<S>::collide(void* cdata, ::fcl::CollisionCallBack<S> callback) const {
   require(callback != nullptr, "agrid::fcl::Manager::collide: a null callback");
-  for (const Pair& p : impl_->broadphase.pairs()) {
+  for (const Pair& p : impl_->broadphase.read().pairs()) {
     if (!impl_->aabbs[p.first].overlap(impl_->aabbs[p.second])) continue;  // touching only as floats
     if (callback(impl_->objects[p.first], impl_->objects[p.second], cdata)) return;
   }
@@ -438,10 +551,7 @@ void Manager<S>::collide(::fcl::BroadPhaseCollisionManager<S>* other_manager, vo
   }
   std::vector<Object<S>*> theirs;
   other_manager->getObjects(theirs);
-  for (std::uint32_t j = 0; j < theirs.size(); ++j) {
-    const Aabb<S>& aabb = theirs[j]->getAABB();
-    if (is_valid(aabb)) impl_->for_each_overlapping(aabb, [&](Handle h) { found.emplace_back(h, j); });
-  }
+  impl_->for_each_overlapping(theirs, [&](Handle h, std::uint32_t j) { found.emplace_back(h, j); });
   offer([&](std::uint32_t j) { return theirs[j]; });
 }
 
@@ -473,13 +583,8 @@ void Manager<S>::distance(::fcl::BroadPhaseCollisionManager<S>* other_manager, v
   offer_nearest_in_rounds<S>(
       first_reach.get(),
       [&](S done, S reach, std::vector<Candidate<S>>& round) {
-        bool found_everything = true;
-        for (std::uint32_t j = 0; j < theirs.size(); ++j) {
-          const Aabb<S>& probe = theirs[j]->getAABB();
-          if (!is_valid(probe)) continue;
-          found_everything &= impl_->visit_within(probe, done, reach, [&](Handle h, S d) { round.push_back({d, h, j}); });
-        }
-        return found_everything;
+        return impl_->visit_within(theirs, done, reach,
+                                   [&](Handle h, std::uint32_t j, S d) { round.push_back({d, h, j}); });
       },
       [&](const Candidate<S>& c) { return std::make_pair(impl_->objects[c.first], theirs[c.second]); }, cdata,
       callback);

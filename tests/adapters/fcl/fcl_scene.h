@@ -164,6 +164,52 @@ bool is_valid_aabb(const fcl::AABB<S>& a) {
   return a.min_[0] <= a.max_[0] && a.min_[1] <= a.max_[1] && a.min_[2] <= a.max_[2];
 }
 
+/// Whether both AABBs are valid and overlap (by fcl::AABB::overlap): a pair collide offers.
+template <typename S>
+bool overlapping(Object<S>* a, Object<S>* b) {
+  return is_valid_aabb(a->getAABB()) && is_valid_aabb(b->getAABB()) && a->getAABB().overlap(b->getAABB());
+}
+
+/// Every pair (ours[i], theirs[j]) for which `keep` holds, ascending by (i, j); pairs of one list
+/// with itself (`self`) once, as (lower, higher): collide's order, by brute force.
+template <typename S, typename Keep>
+std::vector<ObjectPair<S>> brute_force(const std::vector<Object<S>*>& ours, const std::vector<Object<S>*>& theirs,
+                                       bool self, Keep keep) {
+  std::vector<ObjectPair<S>> pairs;
+  for (std::size_t i = 0; i < ours.size(); ++i) {
+    for (std::size_t j = self ? i + 1 : 0; j < theirs.size(); ++j) {
+      if (keep(ours[i], theirs[j])) pairs.emplace_back(ours[i], theirs[j]);
+    }
+  }
+  return pairs;
+}
+
+/// The numbers agrid::fcl::Manager gives its objects, kept by hand: in the order they come, the
+/// lowest free number taken again after an unregisterObject.
+template <typename S>
+class Numbering {
+ public:
+  void add(Object<S>* obj) {
+    const auto free = std::find(by_number_.begin(), by_number_.end(), nullptr);
+    if (free != by_number_.end()) {
+      *free = obj;
+    } else {
+      by_number_.push_back(obj);
+    }
+  }
+  void remove(Object<S>* obj) { *std::find(by_number_.begin(), by_number_.end(), obj) = nullptr; }
+  /// The registered objects by ascending number: what getObjects() lists.
+  std::vector<Object<S>*> registered() const {
+    std::vector<Object<S>*> r;
+    for (Object<S>* o : by_number_)
+      if (o != nullptr) r.push_back(o);
+    return r;
+  }
+
+ private:
+  std::vector<Object<S>*> by_number_;  ///< Null where a number is free.
+};
+
 /// Whether NaiveCollisionManager, with a callback that never prunes, offers (a, b): their AABB
 /// distance is below the largest S (so not infinite, not NaN); and whether agrid's manager does:
 /// that, and both AABBs valid (an invalid one pairs with nothing).

@@ -8,7 +8,10 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
+#include <random>
 #include <thread>
 
 #include "agrid/fcl/manager.h"
@@ -332,9 +335,14 @@ TYPED_TEST(FclManager, ConstCallsFromFourThreadsAtOnceAnswerAsOneThread) {
   agrid::fcl::Manager<S> ours;
   ours.registerObjects(objects);
 
-  for (int round = 0; round < 2; ++round) {
+  for (int round = 0; round < 3; ++round) {
     for (std::size_t i = round; i < objects.size(); i += 9) scene.move(objects[i], S(30));
     ours.update();
+    // Changes made one at a time wait for the first const call, which the threads race to.
+    for (Object<S>* obj : scene.random(5, S(30))) ours.registerObject(obj);
+    ours.unregisterObject(objects[static_cast<std::size_t>(round)]);
+    scene.move(objects[10], S(30));
+    ours.update(objects[10]);
     constexpr int kThreads = 4;
     std::vector<ConstAnswers<S>> answers(kThreads);
     std::vector<std::thread> threads;
@@ -454,6 +462,127 @@ TYPED_TEST(FclManager, DistanceRoundsOfferEveryPairOnceNearestFirstWhenNothingPr
   expect_across(ours, objects, naive_other, theirs);
   expect_across(ours, objects, agrid_other, theirs);
   expect_across(agrid_other, theirs, ours, objects);
+}
+
+
+// collide(other) and distance(other) against FCL's own managers: exactly brute force's pairs in
+// the documented order, (our number, position in other->getObjects()), with ours fewer than
+// theirs (their objects outside our bounds skip the query) and more; boxes touching our bounds'
+// faces from outside, far ones, an infinite and a NaN one on each side.
+TYPED_TEST(FclManager, CollidesAndMeasuresAgainstFclManagersInTheDocumentedOrder) {
+  using S = TypeParam;
+  const S inf = std::numeric_limits<S>::infinity();
+  const S nan = std::numeric_limits<S>::quiet_NaN();
+  Scene<S> scene(41);
+  const auto with_aabb = [&](std::vector<Object<S>*>& into, fcl::Vector3<S> min, fcl::Vector3<S> max) {
+    auto* o = scene.add(fcl::Vector3<S>(1, 1, 1), fcl::Vector3<S>(0, 0, 0));
+    o->set_aabb_exactly(min, max);
+    into.push_back(o);
+  };
+  for (const int ours_count : {3, 8, 150}) {
+    std::vector<Object<S>*> mine = scene.random(ours_count, S(10));
+    std::vector<Object<S>*> theirs = scene.random(60, S(30));
+    // Boxes of theirs touching our bounds' faces from outside (and the box of ours there), a far
+    // one; an invalid one for NaiveCollisionManager only (FCL's tree does not take a NaN).
+    const auto by_x = [](Object<S>* a, Object<S>* b) { return a->getAABB().max_[0] < b->getAABB().max_[0]; };
+    const fcl::AABB<S> right = (*std::max_element(mine.begin(), mine.end(), by_x))->getAABB();
+    const fcl::AABB<S> left = (*std::min_element(mine.begin(), mine.end(), [](Object<S>* a, Object<S>* b) {
+                                return a->getAABB().min_[0] < b->getAABB().min_[0];
+                              }))->getAABB();
+    with_aabb(theirs, {right.max_[0], right.min_[1], right.min_[2]}, {right.max_[0] + 1, right.max_[1], right.max_[2]});
+    with_aabb(theirs, {left.min_[0] - 1, left.min_[1], left.min_[2]}, {left.min_[0], left.max_[1], left.max_[2]});
+    with_aabb(theirs, {std::nextafter(right.max_[0], inf), right.min_[1], right.min_[2]},
+              {right.max_[0] + 1, right.max_[1], right.max_[2]});
+    with_aabb(theirs, {S(1e6), 0, 0}, {S(1e6) + 1, 1, 1});
+    std::vector<Object<S>*> theirs_with_nan = theirs;
+    with_aabb(theirs_with_nan, {nan, 0, 0}, {1, 1, 1});
+    if (ours_count == 150) {
+      with_aabb(mine, {-inf, -inf, -inf}, {inf, S(-5), inf});  // our bounds infinite
+      with_aabb(mine, {nan, nan, nan}, {nan, nan, nan});
+    }
+    agrid::fcl::Manager<S> ours;
+    for (Object<S>* o : mine) ours.registerObject(o);
+    fcl::NaiveCollisionManager<S> naive_other;
+    fcl::DynamicAABBTreeCollisionManager<S> tree_other;
+    naive_other.registerObjects(theirs_with_nan);
+    tree_other.registerObjects(theirs);
+    tree_other.setup();
+    for (fcl::BroadPhaseCollisionManager<S>* other :
+         std::vector<fcl::BroadPhaseCollisionManager<S>*>{&naive_other, &tree_other}) {
+      std::vector<Object<S>*> listed;
+      other->getObjects(listed);
+      const auto expected = brute_force<S>(mine, listed, false, overlapping<S>);
+      ASSERT_FALSE(expected.empty());
+      EXPECT_EQ(collide_other(ours, *other), expected) << ours_count << " of ours";
+      EveryPair<S> every;
+      ours.distance(other, &every, &EveryPair<S>::callback);
+      expect_every_pair_once_nearest_first<S>(every.offered, brute_force<S>(mine, listed, false, offered_unpruned<S>));
+      DistanceRecord<S> a, b;
+      ours.distance(other, &a, &DistanceRecord<S>::callback);
+      fcl::NaiveCollisionManager<S> naive_ours;
+      naive_ours.registerObjects(mine);
+      naive_ours.distance(&naive_other, &b, &DistanceRecord<S>::callback);
+      EXPECT_NEAR(a.best, b.best, tolerance<S>() * (1 + b.best));
+    }
+  }
+}
+
+// registerObject, unregisterObject and update(obj) one at a time, in runs of up to a few calls
+// between queries (the changes wait for the next query, which folds them in): every query answers
+// as brute force over the objects registered, numbered as the header says (the lowest free number
+// taken again), on a scene with a lattice of touching boxes, NaN and infinite AABBs.
+TYPED_TEST(FclManager, OneAtATimeChangesBetweenQueriesAnswerAsBruteForce) {
+  using S = TypeParam;
+  constexpr int kCalls = 400;
+  constexpr unsigned kMostCallsBetweenQueries = 6;
+  const S inf = std::numeric_limits<S>::infinity();
+  const S nan = std::numeric_limits<S>::quiet_NaN();
+  Scene<S> scene(43);
+  std::vector<Object<S>*> pool = scene.lattice(3, 2, fcl::Vector3<S>(0, 0, 0));
+  const auto loose = scene.random(60, S(8));
+  pool.insert(pool.end(), loose.begin(), loose.end());
+  static_cast<TestObject<S>*>(pool[5])->set_aabb_exactly({nan, 0, 0}, {1, 1, 1});
+  static_cast<TestObject<S>*>(pool[7])->set_aabb_exactly({-inf, -inf, 0}, {inf, inf, S(0.5)});
+  agrid::fcl::Manager<S> ours;
+  Numbering<S> numbers;
+  fcl::DynamicAABBTreeCollisionManager<S> tree_other;
+  tree_other.registerObjects(scene.random(20, S(8)));
+  tree_other.setup();
+  std::vector<Object<S>*> theirs;
+  tree_other.getObjects(theirs);
+  std::mt19937& random = scene.rng();
+  unsigned until_query = 0;
+  for (int call = 0; call < kCalls; ++call) {
+    const auto registered = numbers.registered();
+    Object<S>* obj = pool[random() % pool.size()];
+    const bool is_registered = std::find(registered.begin(), registered.end(), obj) != registered.end();
+    if (!is_registered) {
+      ours.registerObject(obj);
+      numbers.add(obj);
+    } else if (random() % 3 == 0) {
+      scene.move(obj, S(8));
+      ours.update(obj);
+    } else {
+      ours.unregisterObject(obj);
+      numbers.remove(obj);
+    }
+    if (until_query-- > 0) continue;
+    until_query = static_cast<unsigned>(random() % kMostCallsBetweenQueries);
+    const auto now = numbers.registered();
+    std::vector<Object<S>*> listed;
+    ours.getObjects(listed);
+    ASSERT_EQ(listed, now) << "call " << call;
+    EXPECT_EQ(ours.size(), now.size());
+    EXPECT_EQ(collide_self(ours), brute_force<S>(now, now, true, overlapping<S>)) << "call " << call;
+    Object<S>* probe = pool[random() % pool.size()];
+    CollideRecord<S> one;
+    ours.collide(probe, &one, &CollideRecord<S>::callback);
+    EXPECT_EQ(one.offered, brute_force<S>({probe}, now, false, overlapping<S>)) << "call " << call;
+    EXPECT_EQ(collide_other(ours, tree_other), brute_force<S>(now, theirs, false, overlapping<S>)) << "call " << call;
+    EveryPair<S> every;
+    ours.distance(probe, &every, &EveryPair<S>::callback);
+    expect_every_pair_once_nearest_first<S>(every.offered, brute_force<S>({probe}, now, false, offered_unpruned<S>));
+  }
 }
 
 }  // namespace agrid_fcl_test

@@ -27,7 +27,9 @@ namespace fcl {
 ///   for the registered objects overlapping obj in ascending number, obj itself included when it
 ///   is registered (as NaiveCollisionManager); collide(other, ...) as f(ours, theirs) ascending by
 ///   (our number, position in other->getObjects()), or collide(cdata, f) when other is this;
-///   against another agrid manager, the smaller one's objects query the larger one.
+///   against another agrid manager, the smaller one's objects query the larger one; against a
+///   manager of another type, the objects of other->getObjects() query this one (those outside
+///   the bounds of this one's objects skipped by one box test when this one holds fewer).
 /// * distance() offers the pairs nearest first by AABB distance (ties by the same order as
 ///   collide), passing the best distance so far (initially the largest S), and stops once the
 ///   next pair's AABB distance is not below it or the callback returns true: the same minimum
@@ -40,8 +42,12 @@ namespace fcl {
 ///   (registerObjects checks every object before adding any); unregisterObject and update of an
 ///   object that is not registered (or null) do nothing, as FCL's managers; collide and
 ///   distance with a null object, manager or callback throw std::invalid_argument.
-/// * The const calls only read and are safe from several threads at once while no other call
-///   runs; the structure is kept current by every call that changes it, so setup() does nothing.
+/// * A call that changes the manager hands its change to agrid in O(1) and leaves agrid's update
+///   (which costs what changed) to the first const call after it, which makes it under a lock,
+///   or to a registration after a removal (to take the number freed): a loop of registerObject
+///   costs what one registerObjects does. agrid's list of every pair is made only when
+///   collide(cdata, f) asks. The const calls are safe from several threads at once while no other
+///   call runs. setup() does nothing.
 template <typename S>
 class Manager final : public ::fcl::BroadPhaseCollisionManager<S> {
  public:
@@ -54,11 +60,13 @@ class Manager final : public ::fcl::BroadPhaseCollisionManager<S> {
   /// Adds the objects in one batch; throws std::invalid_argument, adding none, if one is null,
   /// listed twice or registered already.
   void registerObjects(const std::vector<::fcl::CollisionObject<S>*>& other_objs) override;
-  /// Adds the object; throws std::invalid_argument if it is null or registered already.
+  /// Adds the object (O(1), agrid's update left to the next query); throws std::invalid_argument
+  /// if it is null or registered already.
   void registerObject(::fcl::CollisionObject<S>* obj) override;
-  /// Removes the object; does nothing if it is not registered.
+  /// Removes the object (O(1), agrid's update left to the next query or registration); does
+  /// nothing if it is not registered.
   void unregisterObject(::fcl::CollisionObject<S>* obj) override;
-  /// Does nothing: the manager is always set up.
+  /// Does nothing: the first query after a change brings the manager up to date.
   void setup() override;
   /// Re-reads every object's AABB; unchanged ones cost a comparison.
   void update() override;
