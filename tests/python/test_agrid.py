@@ -332,8 +332,11 @@ def test_config_fields_by_name_and_repr():
 
 
 def test_version_is_the_projects():
-    major, minor, patch = (int(part) for part in agrid.__version__.split("."))
-    assert (major, minor) >= (0, 3)
+    # CMake's project() version, which the CHANGELOG's newest heading matches (docs.pages_version).
+    expected = os.environ.get("AGRID_PROJECT_VERSION")
+    if expected is None:
+        pytest.skip("run outside ctest: AGRID_PROJECT_VERSION not set")
+    assert agrid.__version__ == expected
 
 
 DEPRECATED = {"Config": {"task_entries", "tree_query_cost"}, "Broadphase": {"add"}}
