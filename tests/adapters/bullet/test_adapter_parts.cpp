@@ -1,0 +1,197 @@
+// The parts btAdaptiveGridBroadphase wires together (adapters/bullet/src): the proxy table, the
+// step's stats, the filter watch and the cache feed. Each keeps its invariant through its own
+// operations, and its problem() finds the invariant damaged from outside.
+
+#include <gtest/gtest.h>
+
+#include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "agrid/broadphase.h"
+#include "cache_feed.h"
+#include "filter_watch.h"
+#include "proxy_table.h"
+#include "step_stats.h"
+
+namespace {
+
+using agrid::bullet_detail::CacheFeed;
+using agrid::bullet_detail::FilterWatch;
+using agrid::bullet_detail::ProxyTable;
+using agrid::bullet_detail::StepStats;
+
+/// Proxies in a table, each with an object of its own in `broadphase`, boxes along x: box i is
+/// [i, i + 1.5] on x, so neighbours overlap.
+struct Objects {
+  agrid::Broadphase broadphase;
+  ProxyTable table;
+  FilterWatch filters;
+
+  btAdaptiveGridProxy& add(float x, int group = 1, int mask = -1) {
+    const btVector3 lo(x, 0, 0);
+    const btVector3 hi(x + 1.5f, 1, 1);
+    return table.create(
+        lo, hi, nullptr, group, mask,
+        [&](const btAdaptiveGridProxy& p) { return broadphase.create(agrid::Box{{x, 0, 0}, {x + 1.5f, 1, 1}}, filters.filter_of(p)); },
+        [&](agrid::Handle h) { broadphase.remove(h); });
+  }
+};
+
+TEST(ProxyTable, KeepsProxiesAtTheirHandlesAndRefusesTheDestroyed) {
+  Objects o;
+  std::vector<btAdaptiveGridProxy*> proxies;
+  for (int i = 0; i < 5; ++i) proxies.push_back(&o.add(static_cast<float>(3 * i)));
+  EXPECT_EQ(o.table.live(), 5u);
+  for (std::size_t i = 0; i < proxies.size(); ++i) {
+    EXPECT_EQ(o.table.find(proxies[i]->m_handle), proxies[i]);
+    EXPECT_EQ(proxies[i]->m_uniqueId, static_cast<int>(i) + 1);  // from 1, in creation order
+  }
+  EXPECT_EQ(o.table.problem(), nullptr);
+  // The last two destroyed: refused from then on, their slots held until the step ends, when the
+  // table's empty tail goes.
+  for (int i = 3; i < 5; ++i) {
+    o.broadphase.remove(proxies[i]->m_handle);
+    o.table.destroy(*proxies[i]);
+    EXPECT_FALSE(ProxyTable::is_live(proxies[i]));
+  }
+  EXPECT_EQ(o.table.problem(), nullptr);
+  std::vector<const btAdaptiveGridProxy*> created;
+  o.table.take_created([&](btAdaptiveGridProxy& p) { created.push_back(&p); });
+  EXPECT_EQ(created.size(), 3u) << "the destroyed ones are not handed out";
+  o.table.release_destroyed(o.table.live());
+  EXPECT_EQ(o.table.by_handle().size(), 3u);
+  EXPECT_EQ(o.table.problem(), nullptr);
+  // A new proxy takes the next unique id, never a reused one.
+  EXPECT_EQ(o.add(100).m_uniqueId, 6);
+}
+
+TEST(ProxyTable, ProblemFindsAProxyAwayFromItsHandle) {
+  Objects o;
+  btAdaptiveGridProxy& a = o.add(0);
+  o.add(10);
+  ASSERT_EQ(o.table.problem(), nullptr);
+  a.m_handle = 1;  // damage: the table holds it at 0
+  EXPECT_NE(o.table.problem(), nullptr);
+}
+
+TEST(ProxyTable, AHandleThatCannotBeMadeLeavesNothing) {
+  ProxyTable table;
+  EXPECT_THROW(table.create(btVector3(0, 0, 0), btVector3(1, 1, 1), nullptr, 1, -1,
+                            [](const btAdaptiveGridProxy&) -> agrid::Handle { throw std::bad_alloc(); },
+                            [](agrid::Handle) { FAIL() << "no handle was made"; }),
+               std::bad_alloc);
+  EXPECT_EQ(table.live(), 0u);
+  EXPECT_EQ(table.problem(), nullptr);
+}
+
+TEST(StepStats, CountsEachProxyGivenABoxOnceAStep) {
+  Objects o;
+  StepStats stats;
+  btAdaptiveGridProxy& a = o.add(0);
+  btAdaptiveGridProxy& b = o.add(10);
+  stats.given_box(a);
+  stats.given_box(a);
+  stats.given_box(b);
+  EXPECT_EQ(stats.problem(o.table.by_handle()), nullptr);
+  stats.destroyed(b);
+  o.broadphase.remove(b.m_handle);
+  o.table.destroy(b);
+  EXPECT_EQ(stats.problem(o.table.by_handle()), nullptr);
+  stats.begin_step();
+  EXPECT_EQ(stats.last().m_setAabbObjects, 1);
+  stats.count_pairs(3, 2);
+  EXPECT_EQ(stats.last().m_pairsBegan, 3);
+  EXPECT_EQ(stats.last().m_pairsEnded, 2);
+  EXPECT_EQ(stats.problem(o.table.by_handle()), nullptr);
+}
+
+TEST(StepStats, ProblemFindsAProxyStampedBehindItsBack) {
+  Objects o;
+  StepStats stats;
+  btAdaptiveGridProxy& a = o.add(0);
+  stats.given_box(a);
+  stats.begin_step();
+  ASSERT_EQ(stats.problem(o.table.by_handle()), nullptr);
+  a.m_setAabbStep += 1;  // damage: stamped with this step, not counted
+  EXPECT_NE(stats.problem(o.table.by_handle()), nullptr);
+}
+
+TEST(FilterWatch, CountsAgridsPairsPerProxyAndPassesChangedFiltersOn) {
+  Objects o;
+  std::vector<btAdaptiveGridProxy*> proxies;
+  for (int i = 0; i < 4; ++i) proxies.push_back(&o.add(static_cast<float>(i)));  // a chain of overlaps
+  o.filters.before_update(o.table, o.broadphase);
+  EXPECT_FALSE(o.filters.after_update(o.broadphase.update(), o.table, o.broadphase));
+  EXPECT_EQ(o.filters.problem(o.broadphase, o.table), nullptr);
+  EXPECT_FALSE(o.filters.take_recheck());
+  // A filter written into a watched proxy is seen before the next update and passed on.
+  proxies[1]->m_collisionFilterMask = 0;
+  o.filters.before_update(o.table, o.broadphase);
+  EXPECT_TRUE(o.filters.take_recheck());
+  EXPECT_FALSE(proxies[1]->filterChanged());
+  EXPECT_EQ(o.broadphase.filter(proxies[1]->m_handle).mask, 0u);
+  EXPECT_FALSE(o.filters.after_update(o.broadphase.update(), o.table, o.broadphase));
+  EXPECT_EQ(o.filters.problem(o.broadphase, o.table), nullptr);
+}
+
+TEST(FilterWatch, ProblemFindsOverlapsMiscounted) {
+  Objects o;
+  o.add(0);
+  o.add(1);
+  o.add(10);
+  o.filters.before_update(o.table, o.broadphase);
+  const agrid::PairChanges changes = o.broadphase.update();
+  ASSERT_EQ(changes.began.size(), 1u);
+  EXPECT_FALSE(o.filters.after_update(changes, o.table, o.broadphase));
+  ASSERT_EQ(o.filters.problem(o.broadphase, o.table), nullptr);
+  // damage: the same pair counted as beginning twice
+  EXPECT_FALSE(o.filters.after_update(agrid::PairChanges{changes.began, {}}, o.table, o.broadphase));
+  EXPECT_NE(o.filters.problem(o.broadphase, o.table), nullptr);
+}
+
+/// Refuses every pair.
+struct RefuseAll : btOverlapFilterCallback {
+  bool needBroadphaseCollision(btBroadphaseProxy*, btBroadphaseProxy*) const override { return false; }
+};
+
+TEST(CacheFeed, FeedsAgridsPairsAndKeepsThoseACallbackRefuses) {
+  Objects o;
+  for (int i = 0; i < 4; ++i) o.add(static_cast<float>(i));
+  CacheFeed feed(nullptr);
+  const agrid::PairChanges changes = o.broadphase.update();
+  ASSERT_EQ(changes.began.size(), 3u);
+  const CacheFeed::Counts counts = feed.apply(changes, o.table, nullptr);
+  EXPECT_EQ(counts.began, 3);
+  EXPECT_EQ(feed.cache()->getNumOverlappingPairs(), 3);
+  EXPECT_FALSE(feed.changed_outside(o.broadphase, o.table));
+  EXPECT_EQ(feed.problem(o.broadphase), nullptr);
+  // A callback that refuses everything: every pair leaves the cache and is kept as refused.
+  RefuseAll refuse;
+  feed.cache()->setOverlapFilterCallback(&refuse);
+  EXPECT_TRUE(feed.look_at_callback());
+  const CacheFeed::Counts reconciled = feed.reconcile(o.broadphase, o.table, nullptr);
+  EXPECT_EQ(reconciled.ended, 3);
+  EXPECT_EQ(feed.cache()->getNumOverlappingPairs(), 0);
+  EXPECT_EQ(feed.problem(o.broadphase), nullptr);
+}
+
+TEST(CacheFeed, ProblemFindsARefusedPairAgridNoLongerHolds) {
+  Objects o;
+  btAdaptiveGridProxy& a = o.add(0);
+  o.add(1);
+  CacheFeed feed(nullptr);
+  RefuseAll refuse;
+  feed.cache()->setOverlapFilterCallback(&refuse);
+  EXPECT_TRUE(feed.look_at_callback());
+  feed.apply(o.broadphase.update(), o.table, nullptr);
+  ASSERT_EQ(feed.problem(o.broadphase), nullptr);
+  // damage: the pair ends in agrid and the feed is not told
+  o.broadphase.set_box(a.m_handle, agrid::Box{{50, 0, 0}, {51, 1, 1}});
+  (void)o.broadphase.update();
+  EXPECT_NE(feed.problem(o.broadphase), nullptr);
+}
+
+}  // namespace
