@@ -110,6 +110,7 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::Impl::createProxy(const btVector3& 
       aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask,
       [&](const btAdaptiveGridProxy& p) { return m_broadphase.create(toBox(aabbMin, aabbMax), m_filters.filter_of(p)); },
       [&](agrid::Handle h) { m_broadphase.remove(h); });
+  AGRID_ASSERT(m_table.find(proxy.m_handle) == &proxy);
   m_stats.given_box(proxy);
   return &proxy;
 }
@@ -117,6 +118,7 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::Impl::createProxy(const btVector3& 
 void btAdaptiveGridBroadphase::Impl::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) {
   btAdaptiveGridProxy* live = liveProxy(proxy, "destroyProxy");
   if (live == nullptr) return;  // a misuse the user's handler let pass: nothing to destroy
+  AGRID_ASSERT(m_table.find(live->m_handle) == live);  // a live proxy is this broadphase's
   // Bullet expects the proxy's pairs gone at once; the next update reports them as ended, and
   // then finds nothing left to remove.
   m_feed.remove_pairs_of(*live, dispatcher);
@@ -131,6 +133,7 @@ void btAdaptiveGridBroadphase::Impl::setAabb(btBroadphaseProxy* proxy, const btV
   btAdaptiveGridProxy* live = liveProxy(proxy, "setAabb");
   if (live == nullptr) [[unlikely]] return;  // a misuse the user's handler let pass
   btAdaptiveGridProxy& p = *live;
+  AGRID_ASSERT(m_table.find(p.m_handle) == &p);  // a live proxy is this broadphase's
   // The filter is looked at here, on the proxy's own cache line: agrid decides the pairs of an
   // object at rest that moves inside its fat box by the filter it was last given.
   m_stats.given_box(p);

@@ -106,6 +106,7 @@ CacheFeed::~CacheFeed() {
 }
 
 void CacheFeed::remove_pairs_of(btBroadphaseProxy& proxy, btDispatcher* dispatcher) {
+  AGRID_ASSERT(ProxyTable::is_live(&proxy));  // before the table marks it destroyed
   const ProxyPairCache::OwnEdits own(own_);
   cache_->removeOverlappingPairsContainingProxy(&proxy, dispatcher);
 }
@@ -119,6 +120,7 @@ bool CacheFeed::look_at_callback() {
 }
 
 CacheFeed::Counts CacheFeed::apply(const agrid::PairChanges& changes, const ProxyTable& table, btDispatcher* dispatcher) {
+  AGRID_ASSERT(!queries_only_);
   const ProxyPairCache::OwnEdits own(own_);
   if (!callback_decides()) return edit(changes.ended, changes.began, table, dispatcher);
   // The pairs that began, and those refused before (the callback may accept them now).
@@ -235,6 +237,7 @@ CacheFeed::Counts CacheFeed::reconcile(const agrid::Broadphase& broadphase, cons
     }
   }
   stale_.insert(stale_.end(), inCache, cached_.end());
+  AGRID_ASSERT(stale_.size() + missing_.size() >= refused_.size());  // a refused pair is stale
   const ProxyPairCache::OwnEdits own(own_);
   return edit(stale_, missing_, table, dispatcher);
 }

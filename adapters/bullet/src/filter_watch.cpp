@@ -42,6 +42,7 @@ void FilterWatch::before_update(ProxyTable& table, agrid::Broadphase& broadphase
 }
 
 bool FilterWatch::after_update(const agrid::PairChanges& changes, const ProxyTable& table, agrid::Broadphase& broadphase) {
+  AGRID_ASSERT(!passed_on_);  // before_update, or the last after_update, took it
   for (const agrid::Pair& pair : changes.ended) {
     for (const agrid::Handle h : {pair.first, pair.second}) {
       if (table.find(h) != nullptr) watched_.ended(h);  // a destroyed proxy's count went with it

@@ -29,6 +29,7 @@
 
 #include "adaptive_grid_proxy.h"
 #include "agrid/broadphase.h"
+#include "common/agrid_assert.h"
 #include "proxy_table.h"
 #include "watched_proxies.h"
 
@@ -46,6 +47,7 @@ class FilterWatch {
 
   /// Sees the live `proxy`'s filter and tells agrid, if it changed since last seen.
   void look(btAdaptiveGridProxy& proxy, agrid::Broadphase& broadphase) {
+    AGRID_ASSERT(proxy.m_handle != btAdaptiveGridProxy::kDestroyed);
     if (proxy.filterChanged()) pass_on(proxy, broadphase);
   }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "common/agrid_assert.h"
+
 namespace agrid::bullet_detail {
 
 btBroadphasePair* ProxyPairCache::addOverlappingPair(btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1) {
@@ -64,6 +66,8 @@ void ProxyPairCache::collectPairs(const btBroadphaseProxy* proxy) {
 }
 
 void ProxyPairCache::link(int index) {
+  // Bullet's cache appends a new pair: its lists are the next ones.
+  AGRID_ASSERT(index == getNumOverlappingPairs() - 1 && links_.size() == static_cast<std::size_t>(index));
   links_.emplace_back();
   const btBroadphasePair& pair = getOverlappingPairArray()[index];
   for (int side = 0; side < 2; ++side) {
@@ -77,6 +81,7 @@ void ProxyPairCache::link(int index) {
 }
 
 void ProxyPairCache::unlink(int index) {
+  AGRID_ASSERT(index >= 0 && static_cast<std::size_t>(index) < links_.size());
   const btBroadphasePair& pair = getOverlappingPairArray()[index];
   for (int side = 0; side < 2; ++side) {
     const std::int32_t end = 2 * index + side;
@@ -92,6 +97,8 @@ void ProxyPairCache::unlink(int index) {
 }
 
 void ProxyPairCache::moved(int from, int to) {
+  // Bullet moved its last pair into the hole of a removed one, not yet popped from the lists.
+  AGRID_ASSERT(to < from && static_cast<std::size_t>(from) == links_.size() - 1);
   Links& links = links_[static_cast<std::size_t>(to)];
   links = links_[static_cast<std::size_t>(from)];
   // A pair of a proxy with itself links its own two ends: they move with it.

@@ -6,6 +6,8 @@
 #include <iterator>
 #include <new>
 
+#include "common/agrid_assert.h"
+
 namespace agrid::bullet_detail {
 
 namespace {
@@ -31,13 +33,17 @@ void* ProxyPool::allocate() {
     slot = block.fresh++;
   }
   if (block.live++ == 0) --empty_blocks_;
+  AGRID_ASSERT(slot < kProxiesPerBlock);
   return block.memory + slot * kSlotBytes;
 }
 
 void ProxyPool::release(void* slot) {
+  AGRID_ASSERT(slot != nullptr && !by_address_.empty());
   const std::size_t b = block_of(slot);
   Block& block = blocks_[b];
   const auto offset = static_cast<std::size_t>(static_cast<unsigned char*>(slot) - block.memory);
+  // A slot of this block, at a slot's start, handed out and not given back since.
+  AGRID_ASSERT(offset < kSlotBytes * kProxiesPerBlock && offset % kSlotBytes == 0 && block.live > 0);
   block.released.push_back(static_cast<std::uint16_t>(offset / kSlotBytes));
   open_ = std::min(open_, b);
   if (--block.live > 0) return;
@@ -82,6 +88,7 @@ std::size_t ProxyPool::block_of(const void* slot) const {
   // The last block starting at or below the slot.
   const auto it = std::upper_bound(by_address_.begin(), by_address_.end(), address,
                                    [](std::uintptr_t a, const auto& entry) { return a < entry.first; });
+  AGRID_ASSERT(it != by_address_.begin());  // the slot lies in some block
   return std::prev(it)->second;
 }
 
