@@ -4,8 +4,11 @@ namespace agrid::bullet_detail {
 
 void FilterWatch::pass_on(btAdaptiveGridProxy& proxy, agrid::Broadphase& broadphase) {
   proxy.seeFilter();
-  broadphase.set_filter(proxy.m_handle, filter_of(proxy));
   recheck_ = true;
+  // While a callback decides agrid is told pass-all, whatever the proxy's filter: nothing for it
+  // to decide anew, and no second update for it.
+  if (pass_all_) return;
+  broadphase.set_filter(proxy.m_handle, filter_of(proxy));
   passed_on_ = true;
 }
 
