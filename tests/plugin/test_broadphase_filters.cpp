@@ -1,6 +1,5 @@
-// agrid::Broadphase's filters when an engine decides the pairs with a moving member itself
-// (Config::filter_moving_pairs = false, the Bullet adapter's setting), and the resting objects
-// it lists as refused a pair among resting objects (refused_at_rest), against brute force.
+// agrid::Broadphase's filters decide every pair, of resting and moving objects alike, through
+// churn and filter changes, against brute force.
 
 #include <gtest/gtest.h>
 
@@ -58,37 +57,6 @@ Scene make_scene(Broadphase& bp, Rng& rng, std::uint32_t resting, std::uint32_t 
   return s;
 }
 
-// Pairs of two resting objects are filtered; pairs with a moving member are all reported.
-TEST(BroadphaseFilters, MovingPairsLeftToTheEngine) {
-  Config config;
-  config.filter_moving_pairs = false;
-  Broadphase bp(config);
-  Rng rng(71);
-  Scene s = make_scene(bp, rng, 1500, 150, 25);
-  std::set<Handle> is_moving(s.moving.begin(), s.moving.end());
-  std::size_t refused_moving_pairs = 0;
-  for (int u = 0; u < 4; ++u) bp.update();  // the objects left alone rest from here on
-  for (int update = 0; update < 12; ++update) {
-    for (const Handle h : s.moving) {
-      s.boxes[h] = random_box(rng, 25);
-      bp.set_box(h, s.boxes[h]);
-    }
-    bp.update();
-    std::vector<Pair> expected;
-    for (Handle a = 0; a < s.boxes.size(); ++a) {
-      for (Handle b = a + 1; b < s.boxes.size(); ++b) {
-        if (!overlaps(s.boxes[a], s.boxes[b])) continue;
-        const bool with_moving = is_moving.count(a) + is_moving.count(b) > 0;
-        if (with_moving || passes(s.filters[a], s.filters[b])) expected.push_back({a, b});
-        refused_moving_pairs += with_moving && !passes(s.filters[a], s.filters[b]);
-      }
-    }
-    const std::span<const Pair> got = bp.pairs();
-    ASSERT_EQ(std::vector<Pair>(got.begin(), got.end()), expected) << "update " << update;
-  }
-  EXPECT_GT(refused_moving_pairs, 100u) << "no moving pair the filters refuse: the test lost its teeth";
-}
-
 // With the default, the same scene's pairs all pass the filters.
 TEST(BroadphaseFilters, FiltersDecideEveryPairByDefault) {
   Broadphase bp;
@@ -100,52 +68,60 @@ TEST(BroadphaseFilters, FiltersDecideEveryPairByDefault) {
   EXPECT_GT(bp.pairs().size(), 50u);
 }
 
-// Every resting object with an overlapping resting neighbour that the filters refuse is listed,
-// after the objects join in bulk (the first update) and one by one (later ones); and a listed
-// object that moves away and back, or is removed, leaves no wrong entry behind.
-TEST(BroadphaseFilters, RefusedAtRestListsEveryRestingObjectARestingNeighbourRefused) {
-  for (const bool filter_moving : {true, false}) {
-    Config config;
-    config.filter_moving_pairs = filter_moving;
-    Broadphase bp(config);
-    Rng rng(73);
-    Scene s = make_scene(bp, rng, 1200, 0, 22);
-    const auto check = [&](const char* when) {
-      const std::span<const Handle> listed_span = bp.refused_at_rest();
-      const std::set<Handle> listed(listed_span.begin(), listed_span.end());
-      std::size_t needed = 0;
-      for (std::size_t i = 0; i < s.resting.size(); ++i) {
-        for (std::size_t j = i + 1; j < s.resting.size(); ++j) {
-          const Handle a = s.resting[i];
-          const Handle b = s.resting[j];
-          if (!overlaps(s.boxes[a], s.boxes[b]) || passes(s.filters[a], s.filters[b])) continue;
-          ++needed;
-          ASSERT_TRUE(listed.count(a) && listed.count(b)) << when << ": " << a << " and " << b << " refuse each other";
-        }
+/// The overlapping pairs of the live objects of `s` that their filters accept, sorted.
+std::vector<Pair> brute_force(const Scene& s, const std::vector<bool>& live) {
+  std::vector<Pair> expected;
+  for (Handle a = 0; a < s.boxes.size(); ++a) {
+    for (Handle b = a + 1; b < s.boxes.size(); ++b) {
+      if (live[a] && live[b] && overlaps(s.boxes[a], s.boxes[b]) && passes(s.filters[a], s.filters[b])) {
+        expected.push_back({a, b});
       }
-      EXPECT_GT(needed, 50u) << when << ": no refused resting pair: the test lost its teeth";
-    };
-    // New objects rest at once, or (filter_moving_pairs false) once unchanged for a few updates.
-    for (int u = 0; u < 4; ++u) bp.update();
-    ASSERT_NO_FATAL_FAILURE(check("after the bulk join"));
-    // Some objects leave (moved far), some are removed, new ones come, then all rest again.
-    for (int round = 0; round < 3; ++round) {
-      for (int k = 0; k < 100; ++k) {
-        const std::size_t i = rng.below(static_cast<std::uint32_t>(s.resting.size()));
-        const Handle h = s.resting[i];
-        if (rng.chance(0.5)) {
-          bp.remove(h);
-          s.resting[i] = s.resting.back();
-          s.resting.pop_back();
-        } else {
-          bp.set_box(h, s.boxes[h] = random_box(rng, 22));
-        }
-      }
-      for (int k = 0; k < 50; ++k) s.add(bp, rng, 22, s.resting);
-      for (int u = 0; u < 40; ++u) bp.update();  // everything rests again
-      ASSERT_NO_FATAL_FAILURE(check("after churn"));
     }
   }
+  return expected;
+}
+
+// Resting objects (joined in bulk, then one by one), moving ones, removals, new objects and
+// filter changes on objects of both kinds: the pairs are exactly the overlaps the filters
+// accept, after every update.
+TEST(BroadphaseFilters, ExactThroughChurnAndFilterChanges) {
+  Broadphase bp;
+  Rng rng(73);
+  Scene s = make_scene(bp, rng, 1200, 60, 22);
+  std::vector<bool> live(s.boxes.size(), true);
+  std::size_t refused = 0;
+  for (int update = 0; update < 40; ++update) {
+    for (const Handle h : s.moving) bp.set_box(h, s.boxes[h] = random_box(rng, 22));
+    for (int k = 0; k < 20; ++k) {
+      const Handle h = s.resting[rng.below(static_cast<std::uint32_t>(s.resting.size()))];
+      if (!live[h]) continue;
+      switch (rng.below(4)) {
+        case 0: bp.set_filter(h, s.filters[h] = random_filter(rng)); break;
+        case 1: bp.set_box(h, s.boxes[h] = random_box(rng, 22)); break;
+        case 2: bp.remove(h); live[h] = false; break;
+        default: {
+          // Inside its fat box, by a hair: the exact re-test of its candidates.
+          Box b = s.boxes[h];
+          b.min.x += 0.01f;
+          bp.set_box(h, s.boxes[h] = b);
+        }
+      }
+    }
+    for (int k = 0; k < 5; ++k) s.add(bp, rng, 22, s.resting);
+    live.resize(s.boxes.size(), false);
+    for (const Handle h : s.resting) live[h] = live[h] || bp.contains(h);
+    bp.update();
+    const std::vector<Pair> expected = brute_force(s, live);
+    const std::span<const Pair> got = bp.pairs();
+    ASSERT_EQ(std::vector<Pair>(got.begin(), got.end()), expected) << "update " << update;
+    for (Handle a = 0; a < s.boxes.size(); ++a) {
+      for (Handle b = a + 1; b < s.boxes.size(); ++b) {
+        refused += live[a] && live[b] && overlaps(s.boxes[a], s.boxes[b]) && !passes(s.filters[a], s.filters[b]);
+      }
+    }
+  }
+  EXPECT_GT(refused, 1000u) << "the filters refused no pair: the test lost its teeth";
+  EXPECT_GT(bp.stats().resting, 1000u) << "nothing rests: the resting pairs went untested";
 }
 
 }  // namespace

@@ -21,13 +21,6 @@ using agrid::bullet_detail::toBox;
 using agrid::bullet_detail::toSegment;
 using Clock = std::chrono::steady_clock;
 
-/// The user's config, with the pairs that have a moving member left to the pair cache to decide:
-/// it reads the filters as they are when such a pair begins (filter_watch.h).
-[[nodiscard]] agrid::Config adapterConfig(agrid::Config config) noexcept {
-  config.filter_moving_pairs = false;
-  return config;
-}
-
 [[nodiscard]] bool sameXyz(const btVector3& a, const btVector3& b) noexcept {
   return a.x() == b.x() && a.y() == b.y() && a.z() == b.z();
 }
@@ -39,7 +32,7 @@ using Clock = std::chrono::steady_clock;
 class btAdaptiveGridBroadphase::Impl {
  public:
   Impl(btOverlappingPairCache* pairCache, const agrid::Config& config)
-      : m_broadphase(adapterConfig(config)), m_feed(pairCache) {}
+      : m_broadphase(config), m_feed(pairCache) {}
 
   btBroadphaseProxy* createProxy(const btVector3& aabbMin, const btVector3& aabbMax, void* userPtr,
                                  int collisionFilterGroup, int collisionFilterMask);
@@ -108,7 +101,8 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::Impl::createProxy(const btVector3& 
                                                                int collisionFilterMask) {
   btAdaptiveGridProxy& proxy = m_table.create(
       aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask,
-      [&](const btAdaptiveGridProxy& p) { return m_broadphase.create(toBox(aabbMin, aabbMax), m_filters.filter_of(p)); },
+      // No filter: agrid pairs every overlap, the pair cache decides (filter_watch.h).
+      [&](const btAdaptiveGridProxy&) { return m_broadphase.create(toBox(aabbMin, aabbMax)); },
       [&](agrid::Handle h) { m_broadphase.remove(h); });
   AGRID_ASSERT(m_table.find(proxy.m_handle) == &proxy);
   m_stats.given_box(proxy);
@@ -134,10 +128,9 @@ void btAdaptiveGridBroadphase::Impl::setAabb(btBroadphaseProxy* proxy, const btV
   if (live == nullptr) [[unlikely]] return;  // a misuse the user's handler let pass
   btAdaptiveGridProxy& p = *live;
   AGRID_ASSERT(m_table.find(p.m_handle) == &p);  // a live proxy is this broadphase's
-  // The filter is looked at here, on the proxy's own cache line: agrid decides the pairs of an
-  // object at rest that moves inside its fat box by the filter it was last given.
+  // The filter is looked at here, on the proxy's own cache line (filter_watch.h).
   m_stats.given_box(p);
-  m_filters.look(p, m_broadphase);
+  m_filters.look(p);
   // Static and sleeping objects get their unchanged AABB every step: answer from the proxy.
   // (A NaN compares unequal and takes the long way, where agrid compares bitwise.)
   if (sameXyz(p.m_aabbMin, aabbMin) && sameXyz(p.m_aabbMax, aabbMax)) return;
@@ -186,29 +179,23 @@ void btAdaptiveGridBroadphase::Impl::timedCalculateOverlappingPairs(btDispatcher
 
 void btAdaptiveGridBroadphase::Impl::calculateOverlappingPairs(btDispatcher* dispatcher) {
   if (m_feed.queries_only()) {  // btNullPairCache: keep the queries current, find no pairs
-    m_table.take_created([](btAdaptiveGridProxy&) {});
     m_broadphase.update_queries();
     endStep();
     return;
   }
   const bool callbackChanged = m_feed.look_at_callback();
-  if (callbackChanged) m_filters.set_callback_decides(m_feed.callback_decides(), m_table, m_broadphase);
-  m_filters.before_update(m_table, m_broadphase);
-  // Once, or again while a filter agrid used turns out stale (filter_watch.h).
-  bool again = true;
-  while (again) {
-    const agrid::PairChanges& changes = m_broadphase.update();
-    again = m_filters.after_update(changes, m_table, m_broadphase);
-    const agrid::bullet_detail::CacheFeed::Counts counts = m_feed.apply(changes, m_table, dispatcher);
-    m_stats.count_pairs(counts.began, counts.ended);
-  }
+  m_filters.before_update(m_table);
+  const agrid::PairChanges& changes = m_broadphase.update();
+  m_filters.after_update(changes, m_table);
+  const agrid::bullet_detail::CacheFeed::Counts counts = m_feed.apply(changes, m_table, dispatcher);
+  m_stats.count_pairs(counts.began, counts.ended);
   // The cache now holds agrid's accepted pairs, unless someone else edited it since the last
   // step or a filter's answers may have changed: then it is repaired in full. (changed_outside
   // goes first: it also clears what the adapter's cache noted.)
   const bool changedOutside = m_feed.changed_outside(m_broadphase, m_table);
   if (m_filters.take_recheck() || changedOutside || callbackChanged) {
-    const agrid::bullet_detail::CacheFeed::Counts counts = m_feed.reconcile(m_broadphase, m_table, dispatcher);
-    m_stats.count_pairs(counts.began, counts.ended);
+    const agrid::bullet_detail::CacheFeed::Counts repaired = m_feed.reconcile(m_broadphase, m_table, dispatcher);
+    m_stats.count_pairs(repaired.began, repaired.ended);
   }
   endStep();
   AGRID_ASSERT_NO_PROBLEM(problem());

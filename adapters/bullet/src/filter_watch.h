@@ -1,31 +1,24 @@
 #pragma once
-// FilterWatch: how the collision filters Bullet code writes into live proxies reach agrid and
-// the pair cache. The whole rule, in one place:
+// FilterWatch: how the collision filters Bullet code writes into live proxies reach the pair
+// cache. The whole rule, in one place:
 //
-// * agrid is told each proxy's group and mask as the adapter last saw them (pass-all for everyone
-//   while a btOverlapFilterCallback decides: the callback may accept what they refuse). It uses
-//   them only for pairs of two objects at rest; pairs with a moving member are all reported, and
-//   the pair cache decides those with the filters as they are when the pair begins (the adapter
-//   runs agrid with Config::filter_moving_pairs off).
-// * A proxy's filter is compared with the one last seen: by setAabb; every step, for the proxies
-//   whose filter can change a pair, those in a pair of agrid's (the watched list: their box
-//   overlaps another's) and those agrid refused a pair at rest, unless setWatchFiltersAtRest(false);
-//   for proxies created since the last step; and for each proxy in a pair that began, and each
-//   that agrid newly refused a pair at rest, after the update. A change is passed on to agrid
-//   (it decides that object's resting pairs anew) and makes the cache be asked again about every
-//   pair (the adapter's reconcile).
-// * A change found after an update, on a proxy whose stale filter agrid just used, makes the
-//   step update agrid again, until no filter agrid used was stale (each proxy is passed on at
-//   most once a step).
+// * agrid is given no filter: its pairs are every overlap, and the pair cache decides each pair
+//   when it begins, with the filters (or the btOverlapFilterCallback) as they are then. So the
+//   one update() a step uses no filter that can be stale.
+// * A proxy's filter matters to the cache only while the proxy is in a pair of agrid's: those
+//   proxies are watched. A filter is compared with the one last seen by setAabb; every step, for
+//   the watched proxies, unless setWatchFiltersAtRest(false); and for each proxy in a pair that
+//   began (a proxy with its first pair is decided with its filter as it is: that is seen).
+// * A change makes the cache be asked again about every pair (the adapter's reconcile).
 //
 // So with the watch on, the cache holds exactly agrid's overlapping pairs that the filters
-// accept as they are at the step's end. With it off, a filter written into a proxy that gets no
-// setAabb (a static object under setForceUpdateAllAabbs(false)) is read when a pair of its
-// begins, as btDbvtBroadphase reads filters only when it adds a pair.
+// accept as they are at the step's end. A live filter write costs a look at each watched proxy
+// a step, and a reconcile (O(pairs)) in the step that sees it. With the watch off, a filter
+// written into a proxy that gets no setAabb (a static object under
+// setForceUpdateAllAabbs(false)) is read when a pair of its begins, as btDbvtBroadphase reads
+// filters only when it adds a pair, and the watched proxies cost nothing a step.
 
 #include <cstddef>
-#include <cstdint>
-#include <span>
 
 #include "adaptive_grid_proxy.h"
 #include "agrid/broadphase.h"
@@ -35,41 +28,30 @@
 
 namespace agrid::bullet_detail {
 
-/// The filters the adapter has seen and passed on to agrid. Invariant (problem()): the watched
-/// list's own, and its overlap counts are agrid's pairs per live proxy.
+/// The filters the adapter has seen. Invariant (problem()): the watched list's own, and its
+/// overlap counts are agrid's pairs per live proxy.
 class FilterWatch {
  public:
-  /// What agrid is told of `proxy`'s filter: the one last seen, or pass-all while a callback decides.
-  [[nodiscard]] agrid::Filter filter_of(const btAdaptiveGridProxy& proxy) const noexcept {
-    if (pass_all_) return kPassAll;
-    return {static_cast<std::uint32_t>(proxy.m_seenGroup), static_cast<std::uint32_t>(proxy.m_seenMask)};
-  }
-
-  /// Sees the live `proxy`'s filter and tells agrid, if it changed since last seen.
-  void look(btAdaptiveGridProxy& proxy, agrid::Broadphase& broadphase) {
+  /// Sees the live `proxy`'s filter; if it changed since last seen, the pairs must be rechecked.
+  void look(btAdaptiveGridProxy& proxy) noexcept {
     AGRID_ASSERT(proxy.m_handle != btAdaptiveGridProxy::kDestroyed);
-    if (proxy.filterChanged()) pass_on(proxy, broadphase);
+    if (!proxy.filterChanged()) return;
+    proxy.seeFilter();
+    recheck_ = true;
   }
 
-  /// setWatchFiltersAtRest: whether each step looks at the watched proxies and those refused at rest.
+  /// setWatchFiltersAtRest: whether each step looks at the watched proxies.
   void watch_at_rest(bool on) noexcept { watch_at_rest_ = on; }
   [[nodiscard]] bool watches_at_rest() const noexcept { return watch_at_rest_; }
 
-  /// A filter callback came (`callback_decides`) or went: agrid is told every proxy's filter anew.
-  void set_callback_decides(bool callback_decides, const ProxyTable& table, agrid::Broadphase& broadphase);
+  /// Before the step's update: the watched proxies' filters are looked at (with the watch on).
+  void before_update(const ProxyTable& table);
 
-  /// Before the step's first update: the filters of the watched proxies, of those refused at
-  /// rest (with the watch on) and of those created since the last step are looked at.
-  void before_update(ProxyTable& table, agrid::Broadphase& broadphase);
+  /// After the update: counts the pairs that began and ended per proxy, and looks at the filter
+  /// of each proxy in a pair that began.
+  void after_update(const agrid::PairChanges& changes, const ProxyTable& table);
 
-  /// After an update: counts the pairs that began and ended per proxy (a proxy with its first is
-  /// watched, and its filter looked at) and looks at the filters of the proxies agrid newly
-  /// refused a pair at rest. True iff a filter agrid used in the update was stale: it must update
-  /// again.
-  [[nodiscard]] bool after_update(const agrid::PairChanges& changes, const ProxyTable& table,
-                                  agrid::Broadphase& broadphase);
-
-  /// True once after a filter was passed on: the cache must be asked again about every pair.
+  /// True once after a filter change was seen: the cache must be asked again about every pair.
   [[nodiscard]] bool take_recheck() noexcept {
     const bool recheck = recheck_;
     recheck_ = false;
@@ -87,22 +69,11 @@ class FilterWatch {
   [[nodiscard]] const char* problem(const agrid::Broadphase& broadphase, const ProxyTable& table) const;
 
  private:
-  /// Every group meets every mask: what agrid is told while a user's filter callback decides.
-  static constexpr agrid::Filter kPassAll{0xffffffffu, 0xffffffffu};
-
-  void pass_on(btAdaptiveGridProxy& proxy, agrid::Broadphase& broadphase);
-  /// Looks at the proxies of `handles` that live (agrid may list removed ones).
-  void look_at(std::span<const agrid::Handle> handles, const ProxyTable& table, agrid::Broadphase& broadphase);
-
-  /// The proxies whose filter can change a pair: those with an overlapping box.
+  /// The proxies whose filter can change a pair: those in a pair of agrid's.
   WatchedProxies watched_;
   bool watch_at_rest_ = true;
-  /// A filter callback decides: agrid is told pass-all for every proxy.
-  bool pass_all_ = false;
-  /// A filter was passed on since the last take_recheck.
+  /// A filter change was seen since the last take_recheck.
   bool recheck_ = false;
-  /// A filter was passed on since the last update began.
-  bool passed_on_ = false;
 };
 
 }  // namespace agrid::bullet_detail

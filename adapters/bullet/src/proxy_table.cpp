@@ -15,19 +15,17 @@ void ProxyTable::destroy(btAdaptiveGridProxy& proxy) {
 }
 
 void ProxyTable::release_destroyed(std::size_t world) {
-  AGRID_ASSERT(created_.empty());  // take_created first: a destroyed one's memory goes now
   for (btAdaptiveGridProxy* proxy : destroyed_) pool_.release(proxy);
   destroyed_.clear();
   while (!by_handle_.empty() && by_handle_.back() == nullptr) by_handle_.pop_back();
   agrid::detail::shrink_if_far_below(by_handle_, by_handle_.size());
   // Lists of a step: sized by the world, not by one step's peak (slack_growth.h).
   agrid::detail::shrink_if_far_below(destroyed_, world);
-  agrid::detail::shrink_if_far_below(created_, world);
 }
 
 std::size_t ProxyTable::bytes_held() const noexcept {
   return pool_.bytes_held() +
-         (by_handle_.capacity() + destroyed_.capacity() + created_.capacity()) * sizeof(btAdaptiveGridProxy*);
+         (by_handle_.capacity() + destroyed_.capacity()) * sizeof(btAdaptiveGridProxy*);
 }
 
 const char* ProxyTable::problem() const {

@@ -1,6 +1,6 @@
 #pragma once
 // ProxyTable: the adapter's proxies. Their memory (ProxyPool), the table from agrid handle to
-// proxy, Bullet's unique ids, and the proxies created and destroyed since the last step.
+// proxy, Bullet's unique ids, and the proxies destroyed since the last step.
 
 #include <cstddef>
 #include <cstdint>
@@ -60,11 +60,6 @@ class ProxyTable {
   /// How many proxies live.
   [[nodiscard]] std::uint32_t live() const noexcept { return live_; }
 
-  /// Calls `look(proxy)` for each proxy created since the last call that still lives, then
-  /// forgets them.
-  template <class Look>
-  void take_created(Look&& look);
-
   /// A step ends: the destroyed proxies' slots go back to the pool, the table's empty tail is
   /// trimmed (agrid reuses the lowest free handles first, so a shrinking world empties it), and
   /// lists give memory back by agrid's rule, sized by `world` (objects and pairs).
@@ -82,8 +77,6 @@ class ProxyTable {
   /// Destroyed since the last step: their slots go back to the pool then, so that a proxy
   /// destroyed twice in a step is refused (its memory still says kDestroyed).
   std::vector<btAdaptiveGridProxy*> destroyed_;
-  /// Created since the last take_created (some destroyed since, still in quarantine).
-  std::vector<btAdaptiveGridProxy*> created_;
   int next_unique_id_ = 1;
   std::uint32_t live_ = 0;
 };
@@ -102,7 +95,6 @@ btAdaptiveGridProxy& ProxyTable::create(const btVector3& aabbMin, const btVector
     proxy->m_handle = make_handle(*proxy);
     made = true;
     if (by_handle_.size() <= proxy->m_handle) by_handle_.resize(proxy->m_handle + std::size_t{1}, nullptr);
-    created_.push_back(proxy);
   } catch (...) {
     if (made) forget_handle(proxy->m_handle);  // no object without its proxy
     pool_.release(proxy);
@@ -113,14 +105,6 @@ btAdaptiveGridProxy& ProxyTable::create(const btVector3& aabbMin, const btVector
   ++next_unique_id_;
   ++live_;
   return *proxy;
-}
-
-template <class Look>
-void ProxyTable::take_created(Look&& look) {
-  for (btAdaptiveGridProxy* proxy : created_) {
-    if (proxy->m_handle != btAdaptiveGridProxy::kDestroyed) look(*proxy);
-  }
-  created_.clear();
 }
 
 }  // namespace agrid::bullet_detail

@@ -52,7 +52,6 @@ class Config(metaclass=_pybind11_type):
     rest_after: int
     rest_after_querying: int
     rest_after_unchanged: int
-    filter_moving_pairs: bool
     resting_query_cost: int
     # The names of agrid 0.3, kept one version: reading, setting or passing one to Config() warns
     # (DeprecationWarning). Not marked @deprecated: Debian 12's mypy and typing_extensions lack it.

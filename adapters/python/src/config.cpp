@@ -91,7 +91,6 @@ void def_fields(PyConfig& config) {
   def_field(config, "rest_after", &Config::rest_after, "Broadphase only: a moving object rests after this many updates inside its fat box, while one grid pairs the moving and resting objects.");
   def_field(config, "rest_after_querying", &Config::rest_after_querying, "Broadphase only: a moving object rests after this many updates inside its fat box, while the moving objects query the resting tree one by one.");
   def_field(config, "rest_after_unchanged", &Config::rest_after_unchanged, "Broadphase only: a moving object rests after this many updates with its box unchanged.");
-  def_field(config, "filter_moving_pairs", &Config::filter_moving_pairs, "Broadphase only: False leaves the pairs with a moving member to the caller's filter.");
   def_field(config, "resting_query_cost", &Config::resting_query_cost, "Broadphase only: one moving object's query of the resting tree, in boxes given to the grid; fewer moving objects than the resting ones / this query it, more are paired with them by one grid.");
 }
 

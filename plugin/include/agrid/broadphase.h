@@ -130,18 +130,6 @@ class Broadphase {
   /// returns false.
   void for_each_hit(const Segment& segment, FunctionRef<Handle> visit) const;
 
-  /// Resting objects that the filters refuse to pair with a resting object whose box meets
-  /// their fat box, or whose fat box meets theirs (a superset: some may no longer be, or be
-  /// removed, or be listed twice): a change of their filter may make a pair begin while one of
-  /// the two moves inside its fat box and the other does not change. An engine that sees filters
-  /// change only by looking (Bullet) looks at these, at the objects in a pair, and at those it
-  /// gives a new box.
-  [[nodiscard]] std::span<const Handle> refused_at_rest() const noexcept;
-
-  /// The objects refused_at_rest() gained in the last update (new objects, and those that came
-  /// to rest, refused by a neighbour at rest): their filters decided pairs in that update.
-  [[nodiscard]] std::span<const Handle> newly_refused_at_rest() const noexcept;
-
   /// Counts describing the last update().
   [[nodiscard]] BroadphaseStats stats() const;
 

@@ -123,12 +123,6 @@ struct Config {
   /// rest at once (unless the update is busy: half the objects new or out of their fat box).
   std::uint32_t rest_after_unchanged = 2;
 
-  /// True: the filters decide every pair. False: they decide only pairs of two resting objects
-  /// (whose candidates are kept); a pair with a moving member is reported whatever the filters
-  /// say, for an engine that decides such pairs itself when they begin, with the filters as they
-  /// are then (the Bullet adapter: its pair cache reads Bullet's live filters).
-  bool filter_moving_pairs = true;
-
   /// What one moving object's query of the resting tree costs, in boxes given to the grid.
   /// While the moving objects are fewer than the resting ones divided by this, each queries the
   /// resting tree; otherwise one grid over both finds their pairs. Measured (docs/benchmarks.md).
@@ -162,7 +156,7 @@ inline bool operator==(const Config& a, const Config& b) noexcept {
          a.sweep_window == b.sweep_window && a.kernel == b.kernel && a.tree_task_entries == b.tree_task_entries &&
          a.tree_min_boxes == b.tree_min_boxes && a.fat_margin == b.fat_margin && a.rest_after == b.rest_after &&
          a.rest_after_querying == b.rest_after_querying && a.rest_after_unchanged == b.rest_after_unchanged &&
-         a.filter_moving_pairs == b.filter_moving_pairs && a.resting_query_cost == b.resting_query_cost;
+         a.resting_query_cost == b.resting_query_cost;
 }
 
 /// Not field by field equal.

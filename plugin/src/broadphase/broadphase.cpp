@@ -245,10 +245,6 @@ Filter Broadphase::filter(Handle handle) const {
 
 BroadphaseStats Broadphase::stats() const { return impl_->stats(); }
 
-std::span<const Handle> Broadphase::refused_at_rest() const noexcept { return impl_->resting().refused(); }
-
-std::span<const Handle> Broadphase::newly_refused_at_rest() const noexcept { return impl_->resting().newly_refused(); }
-
 void Broadphase::for_each_overlap(const Box& box, FunctionRef<Handle> visit) const {
   if (is_valid(box)) impl_->visit(box, visit);
 }

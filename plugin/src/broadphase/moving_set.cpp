@@ -43,7 +43,7 @@ void MovingSet::find_pairs(const ObjectTable& table, const RestingSet& resting, 
   // objects by one grid over both, which costs less than their queries.
   std::vector<std::uint64_t>& keys = diff.next_moving_keys();
   const WideTree& resting_tree = resting.tree();
-  filters_decide_ = config_.filter_moving_pairs && !table.filters_pass_all();
+  filters_decide_ = !table.filters_pass_all();
   const bool query = static_cast<std::uint64_t>(moving_.size()) * config_.resting_query_cost < resting_tree.leaves();
   pairing_ = query ? Pairing::tree_queries : Pairing::one_grid;
   if (query) {

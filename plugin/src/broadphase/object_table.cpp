@@ -87,7 +87,6 @@ const char* ObjectTable::problem() const {
     refusing += may_refuse(filters_[h]);
     if (is_valid(o.box) && !within(o.box, o.fat)) return "ObjectTable: a box is not in its fat box";
     if (o.leaving || o.joining) return "ObjectTable: a transition left half done";
-    if (o.refused && o.place != Place::resting) return "ObjectTable: a refused object does not rest";
   }
   if (alive != live_) return "ObjectTable: the live objects are miscounted";
   if (invalid != invalid_) return "ObjectTable: the invalid boxes are miscounted";

@@ -35,7 +35,6 @@ struct alignas(64) Object {
   bool dirty : 1 = false;    ///< Changed since the last update (listed in the table's dirty list).
   bool leaving : 1 = false;  ///< Resting, and its box left its fat box or its filter changed.
   bool joining : 1 = false;  ///< Joining the resting set in a bulk join under way.
-  bool refused : 1 = false;  ///< Resting, listed by the resting set: a resting neighbour's filter refused it.
 };
 static_assert(sizeof(Object) == 64);
 

@@ -35,8 +35,6 @@ bool RestingSet::scan_pays(std::size_t moved, std::size_t objects) const noexcep
 
 void RestingSet::start_update(const ObjectTable& table, std::size_t changed, std::size_t leaving_leaves) {
   updates_ = table.updates();
-  compact_refused(table);
-  refused_new_from_ = refused_list_.size();
   retest_.clear();
   rebuild_ = leaving_leaves * kRebuildShare > tree_.leaves();
   // Enough may move for a pass over all candidates: the boxes of those that move are written for
@@ -55,7 +53,6 @@ void RestingSet::leave(Handle h, ObjectTable& table, PairDiff& diff) {
   if (!rebuild_ && tree_.contains(h)) tree_.remove(h);
   o.leaving = false;
   o.place = Place::none;
-  forget_refused(o);
   --resting_;
 }
 
@@ -201,53 +198,18 @@ void RestingSet::join_in_bulk(std::span<const Handle> joining, ObjectTable& tabl
   tree_.build(entries);
 }
 
-void RestingSet::add_candidate(Handle a, Handle b, ObjectTable& table, PairDiff& diff) {
+void RestingSet::add_candidate(Handle a, Handle b, const ObjectTable& table, PairDiff& diff) {
   AGRID_ASSERT(a != b && table[a].place == Place::resting && table[b].place == Place::resting);
-  if (!passes(table.filter(a), table.filter(b))) {
-    note_refused(a, b, table);
-    return;
-  }
+  if (!passes(table.filter(a), table.filter(b))) return;
   const bool hit = boxes_meet(table[a].box, table[b].box);
   candidates_.add(a, b, hit);
   if (hit) diff.hit_now(pair_key(a, b));
-}
-
-void RestingSet::note_refused(Handle a, Handle b, ObjectTable& table) {
-  // Only a pair that can begin while both rest matters: one's box moving inside its fat box onto
-  // the other's box. (Both moving inside their fat boxes is for the engine to see: it gave them
-  // their new boxes.)
-  const Object& x = table[a];
-  const Object& y = table[b];
-  if (!boxes_meet(x.fat, y.box) && !boxes_meet(x.box, y.fat)) return;
-  for (const Handle h : {a, b}) {
-    if (table[h].refused) continue;
-    table[h].refused = true;
-    ++refused_count_;
-    refused_list_.push_back(h);
-  }
-}
-
-void RestingSet::forget_refused(Object& o) {
-  if (!o.refused) return;
-  o.refused = false;  // stays listed until compact_refused()
-  --refused_count_;
-}
-
-void RestingSet::compact_refused(const ObjectTable& table) {
-  // Stale entries are dropped when they outnumber the listed objects: O(1) amortised per entry.
-  // (A removed object's handle may be reused by one that is refused in turn: sorted, the repeat
-  // goes too.)
-  if (refused_list_.size() <= 2 * static_cast<std::size_t>(refused_count_)) return;
-  std::erase_if(refused_list_, [&](Handle h) { return h >= table.size() || !table[h].refused; });
-  std::sort(refused_list_.begin(), refused_list_.end());
-  refused_list_.erase(std::unique(refused_list_.begin(), refused_list_.end()), refused_list_.end());
 }
 
 void RestingSet::give_back(const WorldSize& world) {
   candidates_.forget_from(static_cast<std::uint32_t>(world.objects_end));
   tree_.give_back(world.objects_end);
   candidates_.give_back();
-  shrink_if_far_below(refused_list_, refused_list_.size());
   recent_handles_.note(std::max(retest_.size(), join_entries_.size()));
   recent_records_.note(retest_records_.size());
   const std::size_t handles = world.handles(recent_handles_);
@@ -271,25 +233,10 @@ void RestingSet::give_back(const WorldSize& world) {
 }
 
 std::size_t RestingSet::bytes_held() const noexcept {
-  return tree_.bytes_held() + candidates_.bytes_held() + heap_bytes(refused_list_) + heap_bytes(retest_) +
+  return tree_.bytes_held() + candidates_.bytes_held() + heap_bytes(retest_) +
          heap_bytes(retest_records_) + heap_bytes(join_entries_) + joining_tree_.bytes_held() + heap_bytes(join_handles_) +
          heap_bytes(scan_boxes_) +
          heap_bytes(scan_moved_);
-}
-
-const char* RestingSet::refused_problem(const ObjectTable& table) const {
-  std::vector<std::uint8_t> listed(table.size(), 0);
-  for (const Handle h : refused_list_) {
-    if (h < table.size()) listed[h] = 1;
-  }
-  std::uint32_t count = 0;
-  for (Handle h = 0; h < table.size(); ++h) {
-    if (!table[h].refused) continue;
-    ++count;
-    if (table[h].place != Place::resting) return "RestingSet: a refused object does not rest";
-    if (listed[h] == 0) return "RestingSet: a refused object is not listed";
-  }
-  return count == refused_count_ ? nullptr : "RestingSet: the refused objects are miscounted";
 }
 
 const char* RestingSet::problem(const ObjectTable& table) const {
@@ -312,7 +259,6 @@ const char* RestingSet::problem(const ObjectTable& table) const {
     }
   }
   if (rest != resting_ || leaves != tree_.leaves()) return "RestingSet: the resting objects are miscounted";
-  if (const char* p = refused_problem(table)) return p;
   const char* bad_candidate = nullptr;
   candidates_.for_each([&](CandidateId r) {
     const Handle a = candidates_.first_member(r);

@@ -35,16 +35,14 @@ struct alignas(16) ScanBox {
 /// overlap), so that a resting object that moves inside its fat box costs the re-test of its
 /// own candidates. Invariant (problem()): the tree's leaves are exactly the fat boxes of the
 /// resting objects with a valid box; every candidate's members are leaves whose fat boxes
-/// overlap and whose filters pass, with its hit current; `size()` counts the resting objects;
-/// every object marked refused is listed.
+/// overlap and whose filters pass, with its hit current; `size()` counts the resting objects.
 class RestingSet {
  public:
   /// Makes room for handles below `objects` (more than now).
   void make_room(std::uint32_t objects) { candidates_.resize(objects); }
 
   /// Starts an update of `table` in which `changed` objects changed, `leaving_leaves` of them
-  /// leaves that leave the set: drops stale refused entries (when they are the most), and
-  /// prepares for the changed objects that leave the set or move inside their fat boxes.
+  /// leaves that leave the set: prepares for the changed objects that leave the set or move inside their fat boxes.
   void start_update(const ObjectTable& table, std::size_t changed, std::size_t leaving_leaves);
   /// True iff the resting object `o` leaves the set in this update: removed, or out of its fat box.
   [[nodiscard]] static bool leaves(const Object& o) noexcept { return o.place == Place::resting && (!o.alive || o.leaving); }
@@ -68,11 +66,6 @@ class RestingSet {
   [[nodiscard]] const CandidatePairs& candidates() const noexcept { return candidates_; }
   /// Resting objects (with an invalid box too).
   [[nodiscard]] std::uint32_t size() const noexcept { return resting_; }
-  /// The objects refused at rest (Broadphase::refused_at_rest), and those listed in the last update.
-  [[nodiscard]] std::span<const Handle> refused() const noexcept { return refused_list_; }
-  [[nodiscard]] std::span<const Handle> newly_refused() const noexcept {
-    return std::span<const Handle>(refused_list_).subspan(refused_new_from_);
-  }
 
   /// Gives memory back where it is far below what the world asks (slack_growth.h); the table
   /// ends at world.objects_end now.
@@ -90,22 +83,12 @@ class RestingSet {
   void retest_list_by_list(const ObjectTable& table, PairDiff& diff);
   void retest_in_one_pass(const ObjectTable& table, PairDiff& diff);
   void join_in_bulk(std::span<const Handle> joining, ObjectTable& table, const Config& config, PairDiff& diff);
-  /// Two resting objects whose fat boxes overlap: a candidate, or refused by their filters.
-  void add_candidate(Handle a, Handle b, ObjectTable& table, PairDiff& diff);
-  /// Two resting objects whose fat boxes overlap and whose filters refuse each other.
-  void note_refused(Handle a, Handle b, ObjectTable& table);
-  void forget_refused(Object& o);
-  void compact_refused(const ObjectTable& table);
-  [[nodiscard]] const char* refused_problem(const ObjectTable& table) const;
+  /// Two resting objects whose fat boxes overlap: a candidate, unless their filters refuse it.
+  void add_candidate(Handle a, Handle b, const ObjectTable& table, PairDiff& diff);
 
   WideTree tree_;
   CandidatePairs candidates_;
   std::uint32_t resting_ = 0;
-  /// The objects whose `refused` is set, each once, and some whose flag was cleared since (or
-  /// that were removed): compacted when those are the most.
-  std::vector<Handle> refused_list_;
-  std::uint32_t refused_count_ = 0;  ///< Objects whose `refused` is set.
-  std::size_t refused_new_from_ = 0;  ///< refused_list_[refused_new_from_, end) was listed in the last update.
   // An update's scratch, kept for its memory.
   RecentPeak recent_handles_;                  ///< The most handles the lists below held lately ...
   RecentPeak recent_records_;                  ///< ... and records to re-test.
