@@ -1,5 +1,5 @@
-// The resting tree (plugin/src/broadphase/wide_tree.h) on its own: random inserts, removes and builds with
-// its invariant checked after each, box queries exactly equal to a brute-force loop, segment
+// The resting tree (plugin/src/broadphase/wide_tree.h) on its own: random inserts, removes, builds
+// and refits with its invariant checked after each, box queries exactly equal to a brute-force loop, segment
 // queries never missing a box agrid::hits meets (its float node test is conservative), on
 // ordinary scenes and on the catalogue's huge, infinite, tiny and far boxes; and problem()
 // catching damage.
@@ -143,6 +143,59 @@ TEST(WideTree, RandomInsertsRemovesAndBuildsKeepItExact) {
     EXPECT_EQ(tree.leaves(), 0u);
     EXPECT_EQ(problem_of(tree), "");
     EXPECT_TRUE(found_by(tree, Box{{-kInf, -kInf, -kInf}, {kInf, kInf, kInf}}).empty());
+  }
+}
+
+// Leaves moved in place (set_leaf_box, then refit) on a built tree and on one grown by inserts,
+// with removals and inserts between refits, as the moving set's query tree is kept: the
+// invariant holds and queries stay exact after each refit.
+TEST(WideTree, RefitKeepsItExactAsLeavesMove) {
+  for (const std::uint64_t seed : {4u, 5u}) {
+    const std::vector<Box> scene = hard_scene(seed, 1200);
+    Rng rng(seed * 11);
+    detail::WideTree tree;
+    std::map<std::uint32_t, Box> leaves;
+    const auto objects = static_cast<std::uint32_t>(scene.size());
+    std::vector<detail::WideTree::Entry> entries;
+    for (std::uint32_t object = 0; object < objects; object += 2) {
+      entries.push_back({scene[object], object});
+      leaves[object] = scene[object];
+    }
+    if (seed == 4) {
+      tree.build(entries);
+    } else {
+      for (const detail::WideTree::Entry& e : entries) tree.insert(e.object, e.box);
+    }
+    for (int round = 0; round < 8; ++round) {
+      // Every leaf takes another box of the scene (far moves, huge and infinite boxes among
+      // them), a few leave, then the refit, then a few come.
+      for (auto& [object, box] : leaves) {
+        box = scene[rng.below(objects)];
+        tree.set_leaf_box(object, box);
+      }
+      for (int k = 0; k < 40; ++k) {
+        const auto it = leaves.lower_bound(rng.below(objects));
+        if (it == leaves.end()) continue;
+        tree.remove(it->first);
+        leaves.erase(it);
+      }
+      tree.refit();
+      ASSERT_EQ(problem_of(tree), "") << "seed " << seed << " round " << round;
+      for (int k = 0; k < 40; ++k) {
+        const std::uint32_t object = rng.below(objects);
+        if (leaves.contains(object)) continue;
+        tree.insert(object, scene[object]);
+        leaves[object] = scene[object];
+      }
+      ASSERT_EQ(problem_of(tree), "");
+      ASSERT_EQ(tree.leaves(), leaves.size());
+      std::vector<Box> present;
+      for (const auto& [object, box] : leaves) {
+        present.push_back(box);
+        ASSERT_TRUE(detail::same_box(tree.box(object), box));
+      }
+      expect_exact_queries(tree, leaves, query_boxes(present, 40, seed + round), query_segments(present, 40, seed + round));
+    }
   }
 }
 

@@ -16,13 +16,19 @@ namespace {
 /// a unit outweighs handing it to a thread).
 constexpr std::uint32_t kQueriesPerWork = 256;
 
+/// The moving set's query tree is refitted this many times, then built afresh: moving boxes
+/// drift from the groups a build made, and the bounds of a refitted tree spread (measured:
+/// docs/benchmarks.md, the rays of bench-7).
+constexpr std::uint32_t kQueryTreeRefits = 8;
+
+/// A refit pays while fewer than 1/kQueryTreeChurnShare of the leaves come or go: each is an
+/// insert or a removal, O(depth), into a tree whose shape no longer fits them.
+constexpr std::size_t kQueryTreeChurnShare = 4;
+
 }  // namespace
 
 void MovingSet::start_update(std::size_t live) {
-  if (query_tree_current_.load(std::memory_order_relaxed)) {
-    query_tree_.clear();  // its memory is kept
-    query_tree_current_.store(false, std::memory_order_relaxed);
-  }
+  query_tree_current_.store(false, std::memory_order_relaxed);  // refitted or built when next asked
   // The pair finder holds room for the most boxes it was given: after a busy update over the
   // whole world (its first), or once the world shrank, a world where few move gives it back at
   // once (the finder's own rule would wait for its recent calls).
@@ -136,14 +142,67 @@ const WideTree& MovingSet::query_tree(const ObjectTable& table) const {
   if (query_tree_current_.load(std::memory_order_acquire)) return query_tree_;
   const std::lock_guard<std::mutex> lock(query_tree_mutex_);
   if (!query_tree_current_.load(std::memory_order_relaxed)) {
-    query_entries_.clear();
-    for (const Handle h : moving_) {
-      if (is_valid(table[h].box)) query_entries_.push_back({table[h].box, h});
+    if (query_refits_ < kQueryTreeRefits && refit_query_tree(table)) {
+      ++query_refits_;
+    } else {
+      build_query_tree(table);
     }
-    query_tree_.build(query_entries_);
     query_tree_current_.store(true, std::memory_order_release);
+    AGRID_ASSERT_NO_PROBLEM(problem(table));  // the refitted tree holds every member's box
   }
   return query_tree_;
+}
+
+void MovingSet::build_query_tree(const ObjectTable& table) const {
+  query_entries_.clear();
+  query_leaves_.clear();
+  for (const Handle h : moving_) {
+    if (!is_valid(table[h].box)) continue;
+    query_entries_.push_back({table[h].box, h});
+    query_leaves_.push_back(h);
+  }
+  query_tree_.build(query_entries_);
+  query_refits_ = 0;
+}
+
+bool MovingSet::refit_query_tree(const ObjectTable& table) const {
+  // The members with a valid box now, against the leaves: both ascending, merged once.
+  query_next_leaves_.clear();
+  for (const Handle h : moving_) {
+    if (is_valid(table[h].box)) query_next_leaves_.push_back(h);
+  }
+  std::size_t gone = 0;
+  std::size_t came = 0;
+  auto old_leaf = query_leaves_.begin();
+  for (const Handle h : query_next_leaves_) {
+    for (; old_leaf != query_leaves_.end() && *old_leaf < h; ++old_leaf) ++gone;
+    if (old_leaf != query_leaves_.end() && *old_leaf == h) {
+      ++old_leaf;
+    } else {
+      ++came;
+    }
+  }
+  gone += static_cast<std::size_t>(query_leaves_.end() - old_leaf);
+  if ((gone + came) * kQueryTreeChurnShare > query_leaves_.size()) return false;
+  // The leaves that stay take their boxes, those that left go, then the bounds are refitted
+  // (the removals refit above them from stale bounds: the refit makes all exact), then the new
+  // ones come in, down the refitted bounds.
+  old_leaf = query_leaves_.begin();
+  query_entries_.clear();
+  for (const Handle h : query_next_leaves_) {
+    for (; old_leaf != query_leaves_.end() && *old_leaf < h; ++old_leaf) query_tree_.remove(*old_leaf);
+    if (old_leaf != query_leaves_.end() && *old_leaf == h) {
+      query_tree_.set_leaf_box(h, table[h].box);
+      ++old_leaf;
+    } else {
+      query_entries_.push_back({table[h].box, h});
+    }
+  }
+  for (; old_leaf != query_leaves_.end(); ++old_leaf) query_tree_.remove(*old_leaf);
+  query_tree_.refit();
+  for (const WideTree::Entry& e : query_entries_) query_tree_.insert(e.object, e.box);
+  std::swap(query_leaves_, query_next_leaves_);
+  return true;
 }
 
 void MovingSet::give_back(const WorldSize& world) {
@@ -173,9 +232,12 @@ void MovingSet::give_back(const WorldSize& world) {
   // size allocates nothing a step).
   if (far_below(paired, query_tree_.leaf_room(), query_tree_.bytes_held())) {
     query_tree_ = WideTree();
+    query_leaves_.clear();
     query_tree_current_.store(false, std::memory_order_relaxed);
   }
   shrink_if_far_below(query_entries_, moving_.size());
+  shrink_if_far_below(query_leaves_, moving_.size());
+  shrink_if_far_below(query_next_leaves_, moving_.size());
 }
 
 std::size_t MovingSet::bytes_held() const noexcept {
@@ -184,7 +246,7 @@ std::size_t MovingSet::bytes_held() const noexcept {
   return heap_bytes(moving_) + heap_bytes(next_moving_) + heap_bytes(grid_boxes_) + heap_bytes(grid_handles_) +
          heap_bytes(grid_moving_) + heap_bytes(grid_pairs_) + unit_bytes + heap_bytes(resting_keys_) +
          finder_.bytes_held() + direct_pairs_.bytes_held() + query_tree_.bytes_held() +
-         heap_bytes(query_entries_);
+         heap_bytes(query_entries_) + heap_bytes(query_leaves_) + heap_bytes(query_next_leaves_);
 }
 
 const char* MovingSet::problem(const ObjectTable& table) const {
@@ -201,6 +263,16 @@ const char* MovingSet::problem(const ObjectTable& table) const {
   if (placed_moving != moving_.size()) return "MovingSet: a moving object is not a member";
   if (query_tree_current_.load(std::memory_order_acquire)) {
     if (const char* p = query_tree_.problem()) return p;
+    // Its leaves are the members with a valid box, each with its box as it is now.
+    std::size_t valid = 0;
+    for (const Handle h : moving_) {
+      if (!is_valid(table[h].box)) continue;
+      ++valid;
+      if (!query_tree_.contains(h) || !same_box(query_tree_.box(h), table[h].box)) {
+        return "MovingSet: the query tree does not hold a member's box";
+      }
+    }
+    if (valid != query_tree_.leaves()) return "MovingSet: the query tree holds an object that does not move";
   }
   return nullptr;
 }

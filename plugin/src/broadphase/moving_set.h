@@ -51,8 +51,9 @@ class MovingSet {
   /// How the last update paired the moving objects.
   [[nodiscard]] Pairing pairing() const noexcept { return pairing_; }
 
-  /// The tree for queries over the members' boxes in `table`, built if it is stale. Safe from
-  /// several queries at once (the first builds it under a lock).
+  /// The tree for queries over the members' boxes in `table`, brought up to date if it is stale
+  /// (refitted, or built afresh: kQueryTreeRefits). Safe from several queries at once (the first
+  /// brings it up to date under a lock).
   const WideTree& query_tree(const ObjectTable& table) const;
 
   /// Gives memory back where it is far below what the world asks (slack_growth.h).
@@ -71,6 +72,12 @@ class MovingSet {
   void pair_in_one_grid(const ObjectTable& table, const WideTree& resting_tree, std::vector<std::uint64_t>& keys);
   /// Makes grid_pairs_ hold the pairs of `boxes` (by index), sorted, found by the pair finder.
   void find_grid_pairs(std::span<const Box> boxes);
+  /// Under the lock: builds the query tree afresh over the members with a valid box.
+  void build_query_tree(const ObjectTable& table) const;
+  /// Under the lock: brings the query tree to the members' boxes in place (the members that
+  /// left out, those that came in, the others' leaves set and the bounds refitted); false,
+  /// having changed nothing, if so many came or left that a build pays.
+  bool refit_query_tree(const ObjectTable& table) const;
 
   Config config_;
   /// In find_pairs(): the filters decide pairs with a moving member, and some may refuse one
@@ -92,13 +99,18 @@ class MovingSet {
   std::vector<Pair> grid_pairs_;
   std::vector<std::vector<std::uint64_t>> unit_keys_;  ///< Per unit of tree queries.
   std::vector<std::uint64_t> resting_keys_;  ///< The moving x resting keys, sorted apart.
-  /// The moving set for queries: built by the first query after an update (Box2D's tree of
-  /// moving proxies, made only when asked), so that an update that is not queried builds
-  /// nothing for queries, and a query walks two trees of the same kind.
+  /// The moving set for queries: brought up to date by the first query after an update (Box2D's
+  /// tree of moving proxies, made only when asked), so that an update that is not queried costs
+  /// nothing for queries, and a query walks two trees of the same kind. Kept between updates and
+  /// refitted (Jolt's way: a refit is O(leaves), a build O(leaves log leaves)), built afresh
+  /// every kQueryTreeRefits refits, as its bounds spread.
   mutable WideTree query_tree_;
   mutable std::atomic<bool> query_tree_current_{false};
   mutable std::mutex query_tree_mutex_;
   mutable std::vector<WideTree::Entry> query_entries_;  ///< The build's scratch, under the lock.
+  mutable std::vector<Handle> query_leaves_;            ///< The tree's leaves, ascending.
+  mutable std::vector<Handle> query_next_leaves_;       ///< A refit's scratch.
+  mutable std::uint32_t query_refits_ = 0;              ///< Refits since the tree was last built.
 };
 
 }  // namespace agrid::detail

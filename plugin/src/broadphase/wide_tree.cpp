@@ -416,6 +416,25 @@ void WideTree::refit_upward(NodeId node) noexcept {
   }
 }
 
+void WideTree::set_leaf_box(std::uint32_t object, const Box& box) noexcept {
+  AGRID_ASSERT(contains(object) && is_valid(box));
+  set_slot_box(place_[object].node(), place_[object].slot(), box);
+}
+
+void WideTree::refit() noexcept {
+  if (!root_.is_none()) refit_below(root_);
+}
+
+Box WideTree::refit_below(NodeId node) noexcept {
+  // Recursion as deep as the tree: a 4-wide tree kept balanced by its splits (insert) or built
+  // by median splits is about log4(leaves) deep.
+  const std::uint32_t count = nodes_[node.index()].count;
+  for (std::uint32_t s = 0; s < count; ++s) {
+    if (!nodes_[node.index()].is_leaf(s)) set_slot_box(node, s, refit_below(nodes_[node.index()].child_node(s)));
+  }
+  return bounds(node);
+}
+
 void WideTree::remove(std::uint32_t object) {
   AGRID_ASSERT(contains(object));
   NodeId node = place_[object].node();

@@ -50,6 +50,14 @@ class WideTree {
   /// Removes `object` (in the tree), refitting the bounds above it. O(depth).
   void remove(std::uint32_t object);
 
+  /// Sets the valid box of the leaf `object` (in the tree), leaving the bounds above it stale
+  /// until refit(): for many leaves that move at once. O(1).
+  void set_leaf_box(std::uint32_t object, const Box& box) noexcept;
+
+  /// Sets every node's bounds to the union of its children's, from the leaves up, keeping the
+  /// tree's shape (Jolt's refit): after set_leaf_box. O(nodes in use).
+  void refit() noexcept;
+
   /// True iff `object` is a leaf.
   [[nodiscard]] bool contains(std::uint32_t object) const noexcept {
     return object < place_.size() && !place_[object].is_absent();
@@ -275,6 +283,8 @@ class WideTree {
   static std::size_t split_five(std::array<Child, kWidth + 1>& all) noexcept;
   /// Sets the bounds above `node` to its children's union, up to the first that is unchanged.
   void refit_upward(NodeId node) noexcept;
+  /// Refits the subtree of `node` from its leaves up; returns its bounds.
+  Box refit_below(NodeId node) noexcept;
   /// Calls `visit(object)` for the leaves under the slots `meets(node)` accepts (as bits),
   /// from the node `start` down.
   template <class Meets, class Visit>
