@@ -209,6 +209,63 @@ TEST(Broadphase, QueriesOnlyUpdatesKeepQueriesExact) {
   run_simulation(2000, 25, 3, config, 4, Updates::some_queries_only);
 }
 
+// The moving objects' query tree is refitted between updates: queries made after objects
+// were removed, moved and created since the update (a removed member is still a leaf then, and
+// skipped), over many updates (refits and the builds between them), match brute force.
+TEST(Broadphase, QueriesBetweenUpdatesMatchBruteForceAsTheQueryTreeIsRefitted) {
+  Broadphase bp;
+  Rng rng(17);
+  std::vector<Handle> handles;
+  std::vector<Box> boxes;  // by handle; live[h] says which are objects
+  std::vector<bool> live;
+  const auto create = [&] {
+    const Handle h = bp.create(random_box(rng, 30));
+    if (boxes.size() <= h) {
+      boxes.resize(h + 1);
+      live.resize(h + 1, false);
+    }
+    boxes[h] = bp.box(h);
+    live[h] = true;
+    handles.push_back(h);
+  };
+  for (int i = 0; i < 600; ++i) create();
+  std::size_t found = 0;
+  for (int update = 0; update < 40; ++update) {
+    // Most objects move every update, so most are moving members of the query tree.
+    for (const Handle h : handles) {
+      if (live[h] && rng.chance(0.8)) bp.set_box(h, boxes[h] = moved(boxes[h], rng));
+    }
+    bp.update();
+    // After the update, every other time, one box query builds or refits the tree before some
+    // objects are removed and moved and a few created; else the first query after those does.
+    std::vector<Handle> out;
+    if (update % 2 == 0) bp.query(Box{{0, 0, 0}, {1, 1, 1}}, out);
+    for (int k = 0; k < 15; ++k) {
+      const Handle h = handles[rng.below(static_cast<std::uint32_t>(handles.size()))];
+      if (!live[h]) continue;
+      if (rng.chance(0.5)) {
+        bp.remove(h);
+        live[h] = false;
+      } else {
+        bp.set_box(h, boxes[h] = moved(boxes[h], rng));
+      }
+    }
+    for (int k = 0; k < 5; ++k) create();
+    for (int q = 0; q < 20; ++q) {
+      const Box seed = random_box(rng, 30);
+      const Box query{{seed.min.x - 3, seed.min.y - 3, seed.min.z - 3}, {seed.max.x + 3, seed.max.y + 3, seed.max.z + 3}};
+      std::vector<Handle> expected;
+      for (Handle h = 0; h < boxes.size(); ++h) {
+        if (live[h] && overlaps(boxes[h], query)) expected.push_back(h);
+      }
+      bp.query(query, out);
+      ASSERT_EQ(out, expected) << "update " << update << " query " << q;
+      found += out.size();
+    }
+  }
+  EXPECT_GT(found, 500u) << "the queries found almost nothing: the test lost its teeth";
+}
+
 TEST(Broadphase, SameChangesOnAnyThreadCount) {
   Config config;
   config.tree_min_boxes = 100;

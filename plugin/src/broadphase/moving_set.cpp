@@ -148,7 +148,7 @@ const WideTree& MovingSet::query_tree(const ObjectTable& table) const {
       build_query_tree(table);
     }
     query_tree_current_.store(true, std::memory_order_release);
-    AGRID_ASSERT_NO_PROBLEM(problem(table));  // the refitted tree holds every member's box
+    AGRID_ASSERT_NO_PROBLEM(query_tree_problem(table));  // the refitted tree holds every member's box
   }
   return query_tree_;
 }
@@ -261,19 +261,23 @@ const char* MovingSet::problem(const ObjectTable& table) const {
   std::size_t placed_moving = 0;
   for (Handle h = 0; h < table.size(); ++h) placed_moving += table[h].alive && table[h].place == Place::moving;
   if (placed_moving != moving_.size()) return "MovingSet: a moving object is not a member";
-  if (query_tree_current_.load(std::memory_order_acquire)) {
-    if (const char* p = query_tree_.problem()) return p;
-    // Its leaves are the members with a valid box, each with its box as it is now.
-    std::size_t valid = 0;
-    for (const Handle h : moving_) {
-      if (!is_valid(table[h].box)) continue;
-      ++valid;
-      if (!query_tree_.contains(h) || !same_box(query_tree_.box(h), table[h].box)) {
-        return "MovingSet: the query tree does not hold a member's box";
-      }
+  if (query_tree_current_.load(std::memory_order_acquire)) return query_tree_problem(table);
+  return nullptr;
+}
+
+const char* MovingSet::query_tree_problem(const ObjectTable& table) const {
+  if (const char* p = query_tree_.problem()) return p;
+  // Its leaves are the members with a valid box (removed since the update too: queries skip
+  // them), each with its box as it was when the tree was brought up to date.
+  std::size_t valid = 0;
+  for (const Handle h : moving_) {
+    if (!is_valid(table[h].box)) continue;
+    ++valid;
+    if (!query_tree_.contains(h) || !same_box(query_tree_.box(h), table[h].box)) {
+      return "MovingSet: the query tree does not hold a member's box";
     }
-    if (valid != query_tree_.leaves()) return "MovingSet: the query tree holds an object that does not move";
   }
+  if (valid != query_tree_.leaves()) return "MovingSet: the query tree holds an object that does not move";
   return nullptr;
 }
 

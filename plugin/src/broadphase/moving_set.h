@@ -61,6 +61,9 @@ class MovingSet {
   [[nodiscard]] std::size_t bytes_held() const noexcept;
   /// Null if the invariant holds for `table`, else what is broken. O(objects).
   [[nodiscard, gnu::cold]] const char* problem(const ObjectTable& table) const;
+  /// Null if the query tree's leaves are the members with a valid box, each with its box in
+  /// `table`, and its own invariant holds: right after it was brought up to date. O(members).
+  [[nodiscard, gnu::cold]] const char* query_tree_problem(const ObjectTable& table) const;
 
  private:
   /// True iff the filters let a and b pair, or they do not decide this update's pairs
