@@ -78,6 +78,20 @@ void expect_exact_queries(const detail::WideTree& tree, const std::map<std::uint
   }
 }
 
+/// The tree's invariant holds, its leaves are exactly `leaves` with their boxes, and `queries`
+/// box and segment queries around them (seeded by `seed`) are exact.
+void expect_leaves_and_queries(const detail::WideTree& tree, const std::map<std::uint32_t, Box>& leaves,
+                               std::uint32_t queries, std::uint64_t seed) {
+  ASSERT_EQ(problem_of(tree), "");
+  ASSERT_EQ(tree.leaves(), leaves.size());
+  std::vector<Box> present;
+  for (const auto& [object, box] : leaves) {
+    present.push_back(box);
+    ASSERT_TRUE(detail::same_box(tree.box(object), box));
+  }
+  expect_exact_queries(tree, leaves, query_boxes(present, queries, seed), query_segments(present, queries, seed));
+}
+
 /// The valid boxes of a random scene with the catalogue's hard ones mixed in.
 std::vector<Box> hard_scene(std::uint64_t seed, std::uint32_t count) {
   Rng rng(seed);
@@ -122,14 +136,9 @@ TEST(WideTree, RandomInsertsRemovesAndBuildsKeepItExact) {
           ASSERT_EQ(problem_of(tree), "") << "seed " << seed << " round " << round << " op " << op;
         }
       }
-      ASSERT_EQ(problem_of(tree), "");
-      ASSERT_EQ(tree.leaves(), leaves.size());
+      ASSERT_NO_FATAL_FAILURE(expect_leaves_and_queries(tree, leaves, 60, seed + round));
       std::vector<Box> present;
-      for (const auto& [object, box] : leaves) {
-        present.push_back(box);
-        ASSERT_TRUE(detail::same_box(tree.box(object), box));
-      }
-      expect_exact_queries(tree, leaves, query_boxes(present, 60, seed + round), query_segments(present, 60, seed + round));
+      for (const auto& [object, box] : leaves) present.push_back(box);
       if (round % 2 == 1) {
         // A build over what is there replaces the tree; inserts and removes go on from it.
         std::vector<detail::WideTree::Entry> entries;
@@ -187,14 +196,7 @@ TEST(WideTree, RefitKeepsItExactAsLeavesMove) {
         tree.insert(object, scene[object]);
         leaves[object] = scene[object];
       }
-      ASSERT_EQ(problem_of(tree), "");
-      ASSERT_EQ(tree.leaves(), leaves.size());
-      std::vector<Box> present;
-      for (const auto& [object, box] : leaves) {
-        present.push_back(box);
-        ASSERT_TRUE(detail::same_box(tree.box(object), box));
-      }
-      expect_exact_queries(tree, leaves, query_boxes(present, 40, seed + round), query_segments(present, 40, seed + round));
+      ASSERT_NO_FATAL_FAILURE(expect_leaves_and_queries(tree, leaves, 40, seed + round));
     }
   }
 }
