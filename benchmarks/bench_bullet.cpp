@@ -155,9 +155,9 @@ constexpr AbScene kScenes[] = {
     {"static-city", 100000, 100, 30},
 };
 
-constexpr agrid::scenes::BroadphaseKind kKinds[] = {agrid::scenes::BroadphaseKind::dbvt,
-                                                    agrid::scenes::BroadphaseKind::sap,
-                                                    agrid::scenes::BroadphaseKind::agrid};
+constexpr agrid::scenes::BroadphaseKind kKinds[] = {
+    agrid::scenes::BroadphaseKind::dbvt, agrid::scenes::BroadphaseKind::sap, agrid::scenes::BroadphaseKind::agrid,
+    agrid::scenes::BroadphaseKind::agrid_fat};
 
 /// Bullet's benchmark scenes: timed from their first step for this many steps, as the issue's
 /// table (means over 300 steps of BenchmarkDemo) measures them.

@@ -83,7 +83,8 @@ std::vector<BroadphaseKind> kinds_of(const std::string& broadphase) {
   if (broadphase == "dbvt") return {BroadphaseKind::dbvt};
   if (broadphase == "sap") return {BroadphaseKind::sap};
   if (broadphase == "agrid") return {BroadphaseKind::agrid};
-  return {BroadphaseKind::dbvt, BroadphaseKind::sap, BroadphaseKind::agrid};
+  if (broadphase == "agrid-fat") return {BroadphaseKind::agrid_fat};
+  return {BroadphaseKind::dbvt, BroadphaseKind::sap, BroadphaseKind::agrid, BroadphaseKind::agrid_fat};
 }
 
 void add_options(CLI::App& app, Options& o) {
@@ -98,8 +99,9 @@ void add_options(CLI::App& app, Options& o) {
       ->delimiter(',');
   app.add_option("--steps", o.steps, "Steps of 1/60 s per run")->check(CLI::Range(1u, 1000000u))->capture_default_str();
   app.add_option("--broadphase", o.broadphase, "dbvt (btDbvtBroadphase), sap (bt32BitAxisSweep3), agrid "
-                                               "(btAdaptiveGridBroadphase), or all of them on identical initial states")
-      ->check(CLI::IsMember({"dbvt", "sap", "agrid", "all"}))
+                                               "(btAdaptiveGridBroadphase), agrid-fat (the same with "
+                                               "setFatPairMargin(0.05): pairs of fat boxes, dbvt's margin), or all of them on identical initial states")
+      ->check(CLI::IsMember({"dbvt", "sap", "agrid", "agrid-fat", "all"}))
       ->capture_default_str();
   app.add_option("--threads", o.threads, "Threads for agrid (default: all cores)")->check(CLI::Range(1u, 1024u));
   app.add_option("--out", o.out, "Directory for CSVs (per-step times and pairs) and PNG pictures (gnuplot)");

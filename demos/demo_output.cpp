@@ -35,11 +35,11 @@ std::string kind_name(const RunResult& r) { return std::string(scenes::name(r.ki
 
 // Costs per step (median and mean), pairs and the pair check; rays' costs when the scene has rays.
 void print_costs(const std::vector<RunResult>& runs, bool rays) {
-  std::printf("%-8s %12s %12s %12s %12s %12s", "", "step median", "step mean", "step p95", "broadphase", "bp mean");
+  std::printf("%-9s %12s %12s %12s %12s %12s", "", "step median", "step mean", "step p95", "broadphase", "bp mean");
   if (rays) std::printf(" %12s %12s", "rays", "rays mean");
   std::printf(" %10s %10s %8s %8s\n", "rest", "pairs", "missing", "extra");
   for (const RunResult& r : runs) {
-    std::printf("%-8s %9.3f ms %9.3f ms %9.3f ms %9.3f ms %9.3f ms", kind_name(r).c_str(), quantile(r.step_ms, 0.5),
+    std::printf("%-9s %9.3f ms %9.3f ms %9.3f ms %9.3f ms %9.3f ms", kind_name(r).c_str(), quantile(r.step_ms, 0.5),
                 mean(r.step_ms), quantile(r.step_ms, 0.95), quantile(r.broadphase_ms, 0.5), mean(r.broadphase_ms));
     if (rays) std::printf(" %9.3f ms %9.3f ms", quantile(r.query_ms, 0.5), mean(r.query_ms));
     std::printf(" %7.3f ms %10.0f %8llu %8llu\n", quantile(rest_ms(r), 0.5), mean_pairs(r),
@@ -49,19 +49,19 @@ void print_costs(const std::vector<RunResult>& runs, bool rays) {
 
 // The ray check of each run: objects rayTest missed, and reported beyond those the rays meet.
 void print_ray_checks(const std::vector<RunResult>& runs) {
-  std::printf("%-8s %10s %12s %12s\n", "rays", "per step", "hits missed", "hits extra");
+  std::printf("%-9s %10s %12s %12s\n", "rays", "per step", "hits missed", "hits extra");
   for (const RunResult& r : runs) {
-    std::printf("%-8s %10zu %12llu %12llu\n", kind_name(r).c_str(), r.rays_per_step,
+    std::printf("%-9s %10zu %12llu %12llu\n", kind_name(r).c_str(), r.rays_per_step,
                 static_cast<unsigned long long>(r.rays_missed), static_cast<unsigned long long>(r.rays_extra));
   }
 }
 
 void print_physics(const std::vector<RunResult>& runs) {
-  std::printf("%-8s %8s %12s %12s %16s %11s\n", "physics", "asleep", "mean height", "max height", "kinetic energy",
+  std::printf("%-9s %8s %12s %12s %16s %11s\n", "physics", "asleep", "mean height", "max height", "kinetic energy",
               "left world");
   for (const RunResult& r : runs) {
     const scenes::PhysicsSummary& p = r.physics;
-    std::printf("%-8s %8u %12.3f %12.3f %16.3f %11u\n", kind_name(r).c_str(), p.asleep, p.mean_height, p.max_height,
+    std::printf("%-9s %8u %12.3f %12.3f %16.3f %11u\n", kind_name(r).c_str(), p.asleep, p.mean_height, p.max_height,
                 p.kinetic_energy, p.left_world + p.not_finite);
   }
 }

@@ -58,8 +58,9 @@ double mean(const std::vector<double>& values) {
 
 bool found_errors(const RunResult& r) {
   const bool extra_pairs_wrong = scenes::keeps_exact_pairs(r.kind) && r.extra_pairs > 0;
-  // btSimpleBroadphase's rayTest reports every proxy: only agrid promises exact rays.
-  const bool extra_rays_wrong = r.kind == scenes::BroadphaseKind::agrid && r.rays_extra > 0;
+  // btSimpleBroadphase's rayTest reports every proxy: only agrid promises exact rays (with fat
+  // pairs too).
+  const bool extra_rays_wrong = scenes::is_agrid(r.kind) && r.rays_extra > 0;
   return r.missing_pairs > 0 || r.rays_missed > 0 || extra_pairs_wrong || extra_rays_wrong;
 }
 

@@ -5,12 +5,15 @@
 // else groups and masks), each once; a pair that stays keeps its algorithm and user data; every
 // pair's algorithm is freed once, with the dispatcher, when the pair goes; the step's stats and
 // getBroadphaseAabb agree with what happened. aabbTest, between steps, reports exactly the live
-// proxies whose stored AABB meets the box.
+// proxies whose stored AABB meets the box. With a fat-pair margin (setFatPairMargin, changed by
+// the input at any time) the pairs are those of a model of the fat boxes, kept here by the rule
+// of adapters/bullet/src/pair_boxes.h, and aabbTest is exact still.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -31,12 +34,20 @@ constexpr std::size_t kMaxProxies = 48;
 /// A pair by its proxies' unique ids, lower first: addresses are reused, ids are not.
 using IdPair = std::pair<int, int>;
 
-/// A live proxy and the box last given to it.
+/// A live proxy, the box last given to it, and the box the adapter's agrid should hold for it:
+/// the AABB itself, or with a fat-pair margin a fat box around it.
 struct Body {
   btBroadphaseProxy* proxy;
   btVector3 min;
   btVector3 max;
+  btVector3 held_min;
+  btVector3 held_max;
 };
+
+/// The fat-pair margins the input chooses from, and those the adapter must refuse.
+constexpr btScalar kMargins[] = {0, btScalar(0.05), btScalar(0.5), 4, btScalar(1e30)};
+constexpr btScalar kBadMargins[] = {-1, std::numeric_limits<btScalar>::quiet_NaN(),
+                                    std::numeric_limits<btScalar>::infinity(), -std::numeric_limits<btScalar>::infinity()};
 
 [[nodiscard]] bool is_valid(const btVector3& min, const btVector3& max) noexcept {
   // Written as "min <= max" so that a NaN makes the box invalid.
@@ -90,7 +101,12 @@ class BroadphaseRun {
   void change_callback();
   void use_destroyed();
   void aabb_test();
+  void set_margin();
   void step();
+  /// The model of the box agrid holds for `body` after its AABB became body.min/max: with a
+  /// margin, kept while a valid AABB stays inside, else the AABB grown by the margin (an invalid
+  /// AABB as it is); `again` gives it anew (a new margin).
+  void hold(Body& body, bool again) const;
 
   /// The live body a byte names, or none when nothing lives.
   [[nodiscard]] Body* pick();
@@ -131,6 +147,7 @@ class BroadphaseRun {
   bool saw_invalid_ = false;  ///< A step has left an invalid AABB: its one warning is due.
   int next_tag_ = 1;
   int last_id_ = 0;
+  float margin_ = 0;  ///< The fat-pair margin set, as the adapter holds it (a float).
 };
 
 BroadphaseRun::BroadphaseRun(FuzzInput& in, const Options& options)
@@ -173,6 +190,9 @@ void BroadphaseRun::run() {
       case 7:
         aabb_test();
         break;
+      case 8:
+        set_margin();
+        break;
       default:
         step();
     }
@@ -202,6 +222,7 @@ void BroadphaseRun::create() {
           "createProxy (the user pointer, group or mask)");
   require(same_value(p.m_aabbMin, body.min) && same_value(p.m_aabbMax, body.max), "createProxy (the stored AABB)");
   last_id_ = p.m_uniqueId;
+  hold(body, true);
   bodies_.push_back(body);
   given_box_.insert(body.proxy);
 }
@@ -237,6 +258,7 @@ void BroadphaseRun::set_aabb() {
   given_box_.insert(body->proxy);
   body->min = min;
   body->max = max;
+  hold(*body, false);
   require(same_value(body->proxy->m_aabbMin, min) && same_value(body->proxy->m_aabbMax, max), "setAabb (the stored AABB)");
 }
 
@@ -341,6 +363,44 @@ void BroadphaseRun::aabb_test() {
   }
 }
 
+void BroadphaseRun::hold(Body& body, bool again) const {
+  const bool valid = is_valid(body.min, body.max);
+  if (!again && margin_ > 0 && valid) {
+    bool inside = true;
+    for (int axis = 0; axis < 3; ++axis) {
+      inside = inside && body.held_min[axis] <= body.min[axis] && body.max[axis] <= body.held_max[axis];
+    }
+    if (inside) return;
+  }
+  body.held_min = body.min;
+  body.held_max = body.max;
+  if (margin_ == 0 || !valid) return;
+  for (int axis = 0; axis < 3; ++axis) {  // in floats, as agrid holds boxes
+    body.held_min[axis] = static_cast<float>(body.min[axis]) - margin_;
+    body.held_max[axis] = static_cast<float>(body.max[axis]) + margin_;
+  }
+}
+
+void BroadphaseRun::set_margin() {
+  const std::uint8_t b = in_.byte();
+  if ((b & 0x80) != 0) {  // refused: the margin stays
+    int misuses = 0;
+    broadphase_->setMisuseHandler(count_message, &misuses);
+    broadphase_->setFatPairMargin(kBadMargins[b % std::size(kBadMargins)]);
+    broadphase_->setMisuseHandler(nullptr);
+    require(misuses == 1, "setFatPairMargin (a negative or non-finite margin was not refused once)");
+    require(broadphase_->getFatPairMargin() == margin_, "setFatPairMargin (a refused margin changed the margin)");
+    return;
+  }
+  const btScalar margin = kMargins[b % std::size(kMargins)];
+  broadphase_->setFatPairMargin(margin);
+  const auto rounded = static_cast<float>(margin);  // each is a float already
+  require(broadphase_->getFatPairMargin() == rounded, "getFatPairMargin (not the margin set)");
+  if (rounded == margin_) return;  // the same margin: nothing is given again
+  margin_ = rounded;
+  for (Body& body : bodies_) hold(body, true);
+}
+
 void BroadphaseRun::step() {
   const int pairs_before = cache_->getNumOverlappingPairs();
   std::map<IdPair, void*> before;
@@ -373,9 +433,11 @@ void BroadphaseRun::check_pairs() const {
   std::vector<IdPair> expected;
   for (std::size_t i = 0; i < bodies_.size(); ++i) {
     for (std::size_t j = i + 1; j < bodies_.size(); ++j) {
-      btBroadphaseProxy* a = bodies_[i].proxy;
-      btBroadphaseProxy* b = bodies_[j].proxy;
-      if (overlap(a->m_aabbMin, a->m_aabbMax, b->m_aabbMin, b->m_aabbMax) && accepts(a, b)) {
+      const Body& a_body = bodies_[i];
+      const Body& b_body = bodies_[j];
+      btBroadphaseProxy* a = a_body.proxy;
+      btBroadphaseProxy* b = b_body.proxy;
+      if (overlap(a_body.held_min, a_body.held_max, b_body.held_min, b_body.held_max) && accepts(a, b)) {
         expected.emplace_back(std::min(a->m_uniqueId, b->m_uniqueId), std::max(a->m_uniqueId, b->m_uniqueId));
       }
     }

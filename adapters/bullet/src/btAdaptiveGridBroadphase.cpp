@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "adaptive_grid_proxy.h"
@@ -9,7 +10,9 @@
 #include "agrid/config.h"
 #include "cache_feed.h"
 #include "common/agrid_assert.h"
+#include "common/segment_math.h"
 #include "filter_watch.h"
+#include "pair_boxes.h"
 #include "proxy_table.h"
 #include "reports.h"
 #include "scalar_conversion.h"
@@ -50,9 +53,12 @@ class btAdaptiveGridBroadphase::Impl {
   void printStats() const;
   /// getAabb: the stored AABB, or a misuse for a null proxy.
   void getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const;
+  /// setFatPairMargin: agrid is given every live proxy's box again, fat or exact.
+  void setFatPairMargin(btScalar margin);
 
   agrid::Broadphase m_broadphase;
   agrid::bullet_detail::ProxyTable m_table;
+  agrid::bullet_detail::PairBoxes m_boxes;
   agrid::bullet_detail::FilterWatch m_filters;
   agrid::bullet_detail::CacheFeed m_feed;
   agrid::bullet_detail::StepStats m_stats;
@@ -102,7 +108,7 @@ btBroadphaseProxy* btAdaptiveGridBroadphase::Impl::createProxy(const btVector3& 
   btAdaptiveGridProxy& proxy = m_table.create(
       aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask,
       // No filter: agrid pairs every overlap, the pair cache decides (filter_watch.h).
-      [&](const btAdaptiveGridProxy&) { return m_broadphase.create(toBox(aabbMin, aabbMax)); },
+      [&](const btAdaptiveGridProxy&) { return m_broadphase.create(m_boxes.to_give(toBox(aabbMin, aabbMax))); },
       [&](agrid::Handle h) { m_broadphase.remove(h); });
   AGRID_ASSERT(m_table.find(proxy.m_handle) == &proxy);
   m_stats.given_box(proxy);
@@ -136,7 +142,24 @@ void btAdaptiveGridBroadphase::Impl::setAabb(btBroadphaseProxy* proxy, const btV
   if (sameXyz(p.m_aabbMin, aabbMin) && sameXyz(p.m_aabbMax, aabbMax)) return;
   p.m_aabbMin = aabbMin;
   p.m_aabbMax = aabbMax;
-  m_broadphase.set_box(p.m_handle, toBox(aabbMin, aabbMax));
+  const agrid::Box aabb = toBox(aabbMin, aabbMax);
+  // With fat pairs a body trembling inside its fat box leaves agrid untouched (pair_boxes.h).
+  if (m_boxes.fat() && m_boxes.keeps(m_broadphase.box(p.m_handle), aabb)) return;
+  m_broadphase.set_box(p.m_handle, m_boxes.to_give(aabb));
+}
+
+void btAdaptiveGridBroadphase::Impl::setFatPairMargin(btScalar margin) {
+  if (!(margin >= 0 && agrid::bullet_detail::roundUp(margin) <= std::numeric_limits<float>::max())) {
+    m_reports.misuse("btAdaptiveGridBroadphase::setFatPairMargin: the margin must be finite and at least 0, is " +
+                     std::to_string(margin));
+    return;
+  }
+  const float rounded = agrid::bullet_detail::roundUp(margin);  // a fat box never smaller than asked
+  if (rounded == m_boxes.margin()) return;
+  m_boxes.set_margin(rounded);
+  for (const btAdaptiveGridProxy* proxy : m_table.by_handle()) {
+    if (proxy != nullptr) m_broadphase.set_box(proxy->m_handle, m_boxes.to_give(toBox(proxy->m_aabbMin, proxy->m_aabbMax)));
+  }
 }
 
 void btAdaptiveGridBroadphase::Impl::timedSetAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin,
@@ -158,13 +181,31 @@ void btAdaptiveGridBroadphase::Impl::rayTest(const btVector3& rayFrom, const btV
   if (length > 0 && rayCallback.m_lambda_max >= 0 && rayCallback.m_lambda_max < length) {
     end = rayFrom + direction * (rayCallback.m_lambda_max / length);
   }
-  m_broadphase.for_each_hit(toSegment(rayFrom, end, aabbMin, aabbMax),
-                            [&](agrid::Handle h) { rayCallback.process(&m_table.at(h)); });
+  const agrid::Segment segment = toSegment(rayFrom, end, aabbMin, aabbMax);
+  if (!m_boxes.fat()) {
+    m_broadphase.for_each_hit(segment, [&](agrid::Handle h) { rayCallback.process(&m_table.at(h)); });
+    return;
+  }
+  // agrid holds fat boxes: a hit counts only if the stored AABB is hit too, as agrid::hits
+  // decides, with the segment prepared once rather than at each hit.
+  if (!agrid::is_valid(segment)) return;  // hits nothing
+  const agrid::detail::PreparedSegment prepared(segment);
+  m_broadphase.for_each_hit(segment, [&](agrid::Handle h) {
+    btAdaptiveGridProxy& proxy = m_table.at(h);
+    const agrid::Box aabb = toBox(proxy.m_aabbMin, proxy.m_aabbMax);
+    double enter = 0;
+    if (agrid::is_valid(aabb) && prepared.meets(aabb, &enter)) rayCallback.process(&proxy);
+  });
 }
 
 void btAdaptiveGridBroadphase::Impl::aabbTest(const btVector3& aabbMin, const btVector3& aabbMax,
                                               btBroadphaseAabbCallback& callback) {
-  m_broadphase.for_each_overlap(toBox(aabbMin, aabbMax), [&](agrid::Handle h) { callback.process(&m_table.at(h)); });
+  const agrid::Box box = toBox(aabbMin, aabbMax);
+  // As rayTest: with fat pairs, only the stored AABBs that overlap.
+  m_broadphase.for_each_overlap(box, [&](agrid::Handle h) {
+    btAdaptiveGridProxy& proxy = m_table.at(h);
+    if (!m_boxes.fat() || agrid::overlaps(box, toBox(proxy.m_aabbMin, proxy.m_aabbMax))) callback.process(&proxy);
+  });
 }
 
 void btAdaptiveGridBroadphase::Impl::timedCalculateOverlappingPairs(btDispatcher* dispatcher) {
@@ -209,6 +250,7 @@ void btAdaptiveGridBroadphase::Impl::endStep() {
 
 const char* btAdaptiveGridBroadphase::Impl::problem() const {
   if (const char* p = m_table.problem()) return p;
+  if (const char* p = m_boxes.problem(m_broadphase, m_table)) return p;
   if (const char* p = m_filters.problem(m_broadphase, m_table)) return p;
   if (const char* p = m_feed.problem(m_broadphase)) return p;
   return m_stats.problem(m_table.by_handle());
@@ -337,6 +379,10 @@ bool btAdaptiveGridBroadphase::getTimeSetAabbCalls() const { return m_impl->m_st
 void btAdaptiveGridBroadphase::setWatchFiltersAtRest(bool on) { m_impl->m_filters.watch_at_rest(on); }
 
 bool btAdaptiveGridBroadphase::getWatchFiltersAtRest() const { return m_impl->m_filters.watches_at_rest(); }
+
+void btAdaptiveGridBroadphase::setFatPairMargin(btScalar margin) { m_impl->setFatPairMargin(margin); }
+
+btScalar btAdaptiveGridBroadphase::getFatPairMargin() const { return m_impl->m_boxes.margin(); }
 
 void btAdaptiveGridBroadphase::setMisuseHandler(btAdaptiveGridMessageHandler handler, void* context) {
   m_impl->m_reports.set_misuse_handler(handler, context);

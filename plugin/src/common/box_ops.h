@@ -1,7 +1,8 @@
 #pragma once
 // The operations on boxes the library's internals share (the public ones, is_valid and overlaps,
-// are in agrid/box.h): fat boxes (a box grown by a margin, which the incremental Broadphase keeps
-// while the box stays inside), containment, a branch-free overlap test and bitwise sameness.
+// are in agrid/box.h): fat boxes (a box grown by a margin, which the incremental Broadphase and
+// the Bullet adapter's fat pairs keep while the box stays inside), containment, a branch-free
+// overlap test and bitwise sameness.
 // Every function keeps infinite coordinates valid: no inf - inf, no NaN.
 
 #include <algorithm>
@@ -26,6 +27,14 @@ namespace agrid::detail {
   if (margin == 0.0f || !is_valid(box) || !is_finite(box)) return box;
   const float grow = margin * std::max({box.max.x - box.min.x, box.max.y - box.min.y, box.max.z - box.min.z});
   return {{box.min.x - grow, box.min.y - grow, box.min.z - grow}, {box.max.x + grow, box.max.y + grow, box.max.z + grow}};
+}
+
+/// `box` grown on every side by `margin` (>= 0, finite). An invalid box gives itself; an infinite
+/// coordinate stays infinite. Each side is rounded to the nearest float, so the result still
+/// holds `box`.
+[[nodiscard]] inline Box grown(const Box& box, float margin) noexcept {
+  if (!is_valid(box)) return box;
+  return {{box.min.x - margin, box.min.y - margin, box.min.z - margin}, {box.max.x + margin, box.max.y + margin, box.max.z + margin}};
 }
 
 /// True iff `inner` is valid and lies within `outer` (closed boxes).

@@ -24,6 +24,11 @@ std::unique_ptr<btBroadphaseInterface> make_broadphase(const HarnessDef& def, bt
     case BroadphaseKind::sap: return std::make_unique<bt32BitAxisSweep3>(def.sap_min, def.sap_max, kSapMaxHandles, cache);
     case BroadphaseKind::simple: return std::make_unique<btSimpleBroadphase>(def.simple_max_proxies, cache);
     case BroadphaseKind::agrid: return std::make_unique<btAdaptiveGridBroadphase>(cache, def.config);
+    case BroadphaseKind::agrid_fat: {
+      auto grid = std::make_unique<btAdaptiveGridBroadphase>(cache, def.config);
+      grid->setFatPairMargin(gDbvtMargin);  // btDbvtBroadphase's margin (0.05)
+      return grid;
+    }
   }
   throw std::invalid_argument("agrid::scenes: unknown broadphase");
 }
@@ -35,7 +40,7 @@ BulletHarness::BulletHarness(HarnessDef def)
   collision_config_ = std::make_unique<btDefaultCollisionConfiguration>();
   dispatcher_ = std::make_unique<btCollisionDispatcher>(collision_config_.get());
   broadphase_ = make_broadphase(def, user_cache_.get());
-  if (def.kind == BroadphaseKind::agrid) grid_ = static_cast<btAdaptiveGridBroadphase*>(broadphase_.get());
+  if (is_agrid(def.kind)) grid_ = static_cast<btAdaptiveGridBroadphase*>(broadphase_.get());
   if (def.timed) {
     auto timed = std::make_unique<TimedBroadphase>(std::move(broadphase_));
     timed_ = timed.get();

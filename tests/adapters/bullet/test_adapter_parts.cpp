@@ -1,5 +1,5 @@
 // The parts btAdaptiveGridBroadphase wires together (adapters/bullet/src): the proxy table, the
-// step's stats, the filter watch and the cache feed. Each keeps its invariant through its own
+// boxes agrid holds, the step's stats, the filter watch and the cache feed. Each keeps its invariant through its own
 // operations, and its problem() finds the invariant damaged from outside.
 
 #include <gtest/gtest.h>
@@ -7,12 +7,14 @@
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
 #include "agrid/broadphase.h"
 #include "cache_feed.h"
 #include "filter_watch.h"
+#include "pair_boxes.h"
 #include "proxy_table.h"
 #include "step_stats.h"
 
@@ -20,6 +22,7 @@ namespace {
 
 using agrid::bullet_detail::CacheFeed;
 using agrid::bullet_detail::FilterWatch;
+using agrid::bullet_detail::PairBoxes;
 using agrid::bullet_detail::ProxyTable;
 using agrid::bullet_detail::StepStats;
 
@@ -174,6 +177,44 @@ TEST(FilterWatch, ProblemFindsOverlapsMiscounted) {
   // damage: the same pair counted as beginning twice
   o.filters.after_update(agrid::PairChanges{changes.began, {}}, o.table);
   EXPECT_NE(o.filters.problem(o.broadphase, o.table), nullptr);
+}
+
+TEST(PairBoxes, HoldsTheAabbOrAFatBoxAroundItUntilTheAabbLeaves) {
+  Objects o;  // agrid holds the proxies' own AABBs: exact pairs
+  const btAdaptiveGridProxy& p = o.add(0);
+  PairBoxes boxes;
+  EXPECT_EQ(boxes.problem(o.broadphase, o.table), nullptr);
+  boxes.set_margin(0.125f);
+  const agrid::Box aabb{{0, 0, 0}, {1.5f, 1, 1}};
+  const agrid::Box fat = boxes.to_give(aabb);  // grown by 0.125 on every side
+  EXPECT_EQ(fat.min.x, -0.125f);
+  EXPECT_EQ(fat.max.y, 1.125f);
+  o.broadphase.set_box(p.m_handle, fat);
+  EXPECT_EQ(boxes.problem(o.broadphase, o.table), nullptr);
+  EXPECT_TRUE(boxes.keeps(fat, agrid::Box{{-0.1f, 0, 0}, {1.4f, 1, 1}}));   // trembling inside
+  EXPECT_FALSE(boxes.keeps(fat, agrid::Box{{-0.2f, 0, 0}, {1.3f, 1, 1}}));  // out on one side
+  const float inf = std::numeric_limits<float>::infinity();
+  const agrid::Box plane{{-inf, -inf, -inf}, {inf, 0, inf}};
+  EXPECT_TRUE(agrid::detail::same_box(boxes.to_give(plane), agrid::Box{{-inf, -inf, -inf}, {inf, 0.125f, inf}}));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(boxes.keeps(fat, agrid::Box{{nan, 0, 0}, {1, 1, 1}}));  // an invalid AABB is given as it is
+  boxes.set_margin(0);
+  EXPECT_FALSE(boxes.keeps(fat, aabb));
+  EXPECT_TRUE(agrid::detail::same_box(boxes.to_give(aabb), aabb));
+}
+
+TEST(PairBoxes, ProblemFindsABoxThatDoesNotHoldTheAabb) {
+  Objects o;
+  const btAdaptiveGridProxy& p = o.add(0);
+  PairBoxes boxes;
+  boxes.set_margin(0.5f);
+  o.broadphase.set_box(p.m_handle, agrid::Box{{-1, -1, -1}, {2, 2, 2}});
+  ASSERT_EQ(boxes.problem(o.broadphase, o.table), nullptr);
+  o.broadphase.set_box(p.m_handle, agrid::Box{{0.5f, 0, 0}, {2, 2, 2}});  // damage: the AABB sticks out
+  EXPECT_NE(boxes.problem(o.broadphase, o.table), nullptr);
+  boxes.set_margin(0);  // exact: agrid must hold the AABB itself, and a fat box is not it
+  o.broadphase.set_box(p.m_handle, agrid::Box{{-1, -1, -1}, {2, 2, 2}});
+  EXPECT_NE(boxes.problem(o.broadphase, o.table), nullptr);
 }
 
 /// Refuses every pair.

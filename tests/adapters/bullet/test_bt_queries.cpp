@@ -424,9 +424,12 @@ std::vector<int> brute_force_ray(World& w, const btVector3& from, const btVector
 
 // Rays that start inside boxes, run along their faces and edges, pass through corners, have
 // zero length, or are shortened by the callback: rayTest reports exactly the brute force's
-// proxies, before and after an update, on resting, moving and just-moved objects.
-TEST(BulletAdapterQueries, AdversarialRaysMatchBruteForce) {
-  World w;
+// proxies, before and after an update, on resting, moving and just-moved objects; with fat pairs
+// too, where agrid holds boxes grown by dbvt's margin and the rays graze them.
+class BulletAdapterRays : public ::testing::TestWithParam<BroadphaseKind> {};
+
+TEST_P(BulletAdapterRays, AdversarialRaysMatchBruteForce) {
+  World w(GetParam());
   auto* cube = w.own(std::make_unique<btBoxShape>(btVector3(0.5f, 0.5f, 0.5f)));
   std::vector<btRigidBody*> bodies;
   for (int i = 0; i < 400; ++i) {  // a lattice of unit boxes, a third dynamic, none asleep
@@ -472,6 +475,11 @@ TEST(BulletAdapterQueries, AdversarialRaysMatchBruteForce) {
   }
   ASSERT_NO_FATAL_FAILURE(check_all("moved, not yet updated"));
 }
+
+INSTANTIATE_TEST_SUITE_P(ExactAndFatPairs, BulletAdapterRays, ::testing::Values(BroadphaseKind::agrid, BroadphaseKind::agrid_fat),
+                         [](const ::testing::TestParamInfo<BroadphaseKind>& param) {
+                           return param.param == BroadphaseKind::agrid ? std::string("exact") : std::string("fat");
+                         });
 
 // ---------------------------------------------------------------------------------------------
 // Determinism across thread counts

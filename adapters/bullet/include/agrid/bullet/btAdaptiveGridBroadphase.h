@@ -27,6 +27,7 @@ typedef void (*btAdaptiveGridMessageHandler)(const char* message, void* context)
 /// * Pairs are exact: after calculateOverlappingPairs the pair cache holds every pair of stored
 ///   AABBs that overlap (closed boxes) and that the live filters accept (groups and masks as
 ///   they are on the proxies now, or the cache's btOverlapFilterCallback), and nothing else.
+///   setFatPairMargin makes them pairs of fat boxes instead, as btDbvtBroadphase's are.
 ///   Only pairs that began are added and only pairs that ended are removed, in ascending order
 ///   of unique ids, so persistent pairs keep their algorithms and manifolds.
 /// * Pairs that others add to or remove from the cache are repaired by the next
@@ -156,6 +157,19 @@ class btAdaptiveGridBroadphase : public btBroadphaseInterface {
   void setWatchFiltersAtRest(bool on);
   /// Whether filter changes on objects at rest are looked for every step.
   bool getWatchFiltersAtRest() const;
+
+  /// 0 (the default): the pair cache holds exact pairs. Above 0: it holds pairs of fat boxes, as
+  /// btDbvtBroadphase's does (its margin is 0.05): each proxy's AABB is held grown by `margin` on
+  /// every side, and held anew only once the AABB leaves that box; a pair begins when two fat
+  /// boxes meet and ends when they part. A body trembling inside its fat box (a settling stack)
+  /// then costs setAabb a containment test and the step nothing, and its pairs neither end nor
+  /// begin; the narrowphase is given pairs whose AABBs need not touch. rayTest and aabbTest stay
+  /// exact on the stored AABBs either way. Takes effect at the next calculateOverlappingPairs.
+  /// A negative or non-finite margin is a misuse (setMisuseHandler). Measured both ways on every
+  /// benchmark scene in docs/benchmarks.md.
+  void setFatPairMargin(btScalar margin);
+  /// The fat pairs' margin (as a float, rounded up), or 0 for exact pairs.
+  btScalar getFatPairMargin() const;
 
   /// Sends every later misuse of this broadphase's calls (a null or destroyed proxy) to
   /// handler(message, context); the call does nothing once the handler returns. A null handler,
