@@ -1,12 +1,14 @@
 // Fitting the lattice to a set of boxes.
 
+#include "grid/lattice.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
 
-#include "grid/lattice.h"
+#include "common/agrid_assert.h"
 
 namespace agrid::detail {
 namespace {
@@ -35,36 +37,85 @@ constexpr std::uint64_t kSampleStride = 2654435761u;
   return std::isnan(e) ? std::numeric_limits<float>::infinity() : e;  // NaN for [inf, inf] boxes
 }
 
-// Indices of up to kLatticeSamples valid boxes, spread over the input, deterministic.
-std::uint32_t sample_boxes(std::span<const Box> boxes, std::array<std::uint32_t, kLatticeSamples>& sample) {
-  const std::size_t n = boxes.size();
-  const bool all = n <= kLatticeSamples;  // else every kSampleStride-th box, modulo n
+/// What the fit reads of each sampled box: its largest extent and its centre, in sample order.
+struct Sample {
+  std::array<float, kLatticeSamples> extents;
+  std::array<std::array<float, kLatticeSamples>, 3> centres;
   std::uint32_t count = 0;
-  for (std::uint64_t k = 0; k < (all ? n : kLatticeSamples); ++k) {
-    const auto i = static_cast<std::uint32_t>(all ? k : (k * kSampleStride) % n);
-    if (is_valid(boxes[i])) sample[count++] = i;
+
+  void add(const Box& b) noexcept {
+    extents[count] = largest_extent(b);
+    // Halves first: the sum of two large coordinates would overflow.
+    centres[0][count] = b.min.x * 0.5f + b.max.x * 0.5f;
+    centres[1][count] = b.min.y * 0.5f + b.max.y * 0.5f;
+    centres[2][count] = b.min.z * 0.5f + b.max.z * 0.5f;
+    ++count;
   }
-  return count;
+};
+
+// Up to kLatticeSamples valid boxes, spread over the input, deterministic.
+void take_sample(std::span<const Box> boxes, Sample& sample) {
+  const std::size_t n = boxes.size();
+  if (n <= kLatticeSamples) {
+    for (const Box& b : boxes) {
+      if (is_valid(b)) sample.add(b);
+    }
+    return;
+  }
+  // Every kSampleStride-th box, modulo n: (k * kSampleStride) % n, a step at a time (a division
+  // a sample would cost more than the rest of the fit).
+  const std::uint64_t step = kSampleStride % n;
+  std::uint64_t i = 0;
+  for (std::uint32_t k = 0; k < kLatticeSamples; ++k) {
+    if (is_valid(boxes[i])) sample.add(boxes[i]);
+    i += step;
+    if (i >= n) i -= n;
+  }
 }
 
-// The value of rank `rank` (0: the first) of values[0, count) in the order `before`, for a
-// small rank below count: one pass keeping the rank + 1 first in a short sorted buffer.
-template <class Before>
-float nth_smallest(const float* values, std::uint32_t count, std::uint32_t rank, Before before) {
-  constexpr std::uint32_t kMaxRank = kLatticeSamples / kTrimDivisor;
-  std::array<float, kMaxRank + 1> first{};
-  std::copy(values, values + rank + 1, first.begin());
-  std::sort(first.begin(), first.begin() + rank + 1, before);
-  float last = first[rank];  // a local: the loop keeps it in a register
-  for (std::uint32_t k = rank + 1; k < count; ++k) {
-    const float v = values[k];
-    if (!before(v, last)) continue;
-    std::uint32_t i = rank;
-    for (; i > 0 && before(v, first[i - 1]); --i) first[i] = first[i - 1];
-    first[i] = v;
-    last = first[rank];
+/// The least few of a sample's values in some order: the rank + 1 first, in that order.
+struct FirstValues {
+  std::array<float, kLatticeSamples / kTrimDivisor + 1> values{};
+  std::uint32_t rank = 0;
+
+  /// The value of rank `rank` (0: the first).
+  [[nodiscard]] float last() const noexcept { return values[rank]; }
+  /// The first value for which `pred` holds, which the last does.
+  template <class Pred>
+  [[nodiscard]] float first_where(Pred pred) const noexcept {
+    AGRID_ASSERT(pred(last()));
+    return *std::find_if(values.begin(), values.begin() + rank, pred);  // the end is values[rank]
   }
-  return last;
+};
+
+// The rank + 1 first of values[0, count) in the order `before`, for a small rank below count:
+// one pass keeping them in a short sorted buffer. Most values come after the buffer's last, so
+// the pass looks at them a block at a time and inserts only from a block that holds one that
+// does not.
+template <class Before>
+FirstValues first_values(const float* values, std::uint32_t count, std::uint32_t rank, Before before) {
+  constexpr std::uint32_t kBlock = 4;
+  FirstValues first;
+  first.rank = rank;
+  std::copy(values, values + rank + 1, first.values.begin());
+  std::sort(first.values.begin(), first.values.begin() + rank + 1, before);
+  float last = first.last();  // a local: the loop keeps it in a register
+  const auto insert = [&](float v) {
+    if (!before(v, last)) return;
+    std::uint32_t i = rank;
+    for (; i > 0 && before(v, first.values[i - 1]); --i) first.values[i] = first.values[i - 1];
+    first.values[i] = v;
+    last = first.last();
+  };
+  std::uint32_t k = rank + 1;
+  for (; k + kBlock <= count; k += kBlock) {
+    const float* v = values + k;
+    // Bitwise or: four compares without a branch each.
+    if (!(before(v[0], last) | before(v[1], last) | before(v[2], last) | before(v[3], last))) continue;
+    for (std::uint32_t i = 0; i < kBlock; ++i) insert(v[i]);
+  }
+  for (; k < count; ++k) insert(values[k]);
+  return first;
 }
 
 }  // namespace
@@ -73,28 +124,26 @@ float nth_smallest(const float* values, std::uint32_t count, std::uint32_t rank,
 // (quantisation stays monotone) and costs only if very many boxes lie outside; so far-away
 // outliers neither stretch the cells nor are dropped.
 Lattice fit_lattice(std::span<const Box> boxes) {
-  std::array<std::uint32_t, kLatticeSamples> sample{};
-  const std::uint32_t count = sample_boxes(boxes, sample);
+  Sample sample;
+  take_sample(boxes, sample);
+  const std::uint32_t count = sample.count;
   Lattice lattice;
   if (count == 0) return lattice;  // nothing valid: any lattice will do
 
-  std::array<float, kLatticeSamples> extents{};
-  for (std::uint32_t k = 0; k < count; ++k) extents[k] = largest_extent(boxes[sample[k]]);
+  std::array<float, kLatticeSamples> extents;  // the median's search reorders them
+  std::copy(sample.extents.begin(), sample.extents.begin() + count, extents.begin());
   auto middle = extents.begin() + count / 2;
   std::nth_element(extents.begin(), middle, extents.begin() + count);
   const float typical = *middle;
   lattice.typical_extent = std::isfinite(typical) ? typical : 0.0f;
   const float limit = typical * kOutlierExtentFactor;
 
-  // Centres of the sampled boxes of ordinary size, axis by axis.
-  std::array<std::array<float, kLatticeSamples>, 3> centres;
+  // The centres of the sampled boxes of ordinary size, moved to the front in sample order.
+  auto& centres = sample.centres;
   std::uint32_t kept = 0;
   for (std::uint32_t k = 0; k < count; ++k) {
-    const Box& b = boxes[sample[k]];
-    if (!(largest_extent(b) <= limit)) continue;
-    // Halves first: the sum of two large coordinates would overflow.
-    const float c[3] = {b.min.x * 0.5f + b.max.x * 0.5f, b.min.y * 0.5f + b.max.y * 0.5f,
-                        b.min.z * 0.5f + b.max.z * 0.5f};
+    const float c[3] = {centres[0][k], centres[1][k], centres[2][k]};
+    if (!(sample.extents[k] <= limit)) continue;
     if (!std::isfinite(c[0]) || !std::isfinite(c[1]) || !std::isfinite(c[2])) continue;
     for (int a = 0; a < 3; ++a) centres[a][kept] = c[a];
     ++kept;
@@ -103,27 +152,20 @@ Lattice fit_lattice(std::span<const Box> boxes) {
 
   float lo[3];
   float hi[3];
+  // On each axis the trim + 1 least and greatest centres: the trim-th of each is a quantile, and
+  // every centre the fence leaves out is among them (the fence lies beyond the quantiles), so the
+  // least centre inside the fence is the first of the least at or above it, and the greatest
+  // likewise. Without a trim the fence lies beyond the least and greatest centre themselves.
   const std::uint32_t trim = kept / kTrimDivisor;  // at most kLatticeSamples / kTrimDivisor
   for (int a = 0; a < 3; ++a) {
-    const float* const c = centres[a].data();
-    double fence_lo = -std::numeric_limits<double>::infinity();
-    double fence_hi = std::numeric_limits<double>::infinity();
-    if (trim > 0) {
-      const double q_lo = nth_smallest(c, kept, trim, std::less<>{});
-      const double q_hi = nth_smallest(c, kept, trim, std::greater<>{});
-      fence_lo = q_lo - kFenceFactor * (q_hi - q_lo);
-      fence_hi = q_hi + kFenceFactor * (q_hi - q_lo);
-    }
-    // Locals, not lo[a] and hi[a]: the loop then keeps them in registers.
-    float low = std::numeric_limits<float>::infinity();
-    float high = -std::numeric_limits<float>::infinity();
-    for (std::uint32_t k = 0; k < kept; ++k) {
-      const bool inside = c[k] >= fence_lo && c[k] <= fence_hi;  // the quantiles are: low <= high
-      low = std::min(low, inside ? c[k] : low);
-      high = std::max(high, inside ? c[k] : high);
-    }
-    lo[a] = low;
-    hi[a] = high;
+    const FirstValues least = first_values(centres[a].data(), kept, trim, std::less<>{});
+    const FirstValues greatest = first_values(centres[a].data(), kept, trim, std::greater<>{});
+    const double q_lo = least.last();
+    const double q_hi = greatest.last();
+    const double fence_lo = q_lo - kFenceFactor * (q_hi - q_lo);
+    const double fence_hi = q_hi + kFenceFactor * (q_hi - q_lo);
+    lo[a] = least.first_where([&](float c) { return c >= fence_lo; });
+    hi[a] = greatest.first_where([&](float c) { return c <= fence_hi; });
   }
   double size = 0.0;
   for (int a = 0; a < 3; ++a) {
