@@ -1,5 +1,6 @@
 // Google Benchmark of agrid on the seed scenes: one-shot find_all_pairs, a warm Grid frame, a
-// warm Tree (tree of grids) frame, and box and segment queries against a built grid.
+// warm Tree (tree of grids) frame, and box and segment queries against a built grid;
+// BM_small_grid_frame, a warm Grid frame of about 100 and 1,000 boxes (a Bullet world's moving set).
 //
 // BM_floor/<scene> times the least work any method that looks at every box and orders them must
 // do, on one thread and warm memory as the Grid frame: read all six floats of every box, write
@@ -85,6 +86,11 @@ const std::vector<agrid::Box>& scale_boxes() {
 /// The scene and its scales (of its 20,004 boxes) that place Config::tree_min_boxes.
 constexpr std::string_view kThresholdScene = "article-20k-dense";
 constexpr double kThresholdScales[] = {0.125, 0.25, 0.5, 0.75, 1.0};
+
+/// Small grids, the size of a Bullet world's moving set (900-1,500 bodies in bench-3..7): the
+/// scene and its scales (about 100 and 1,000 boxes), where fitting the lattice is a real share.
+constexpr std::string_view kSmallScene = "article-20k-sparse";
+constexpr double kSmallScales[] = {0.005, 0.05};
 
 /// Runs `body` inside an arena of `threads` threads.
 template <class Body>
@@ -432,6 +438,13 @@ int main(int argc, char** argv) {
                                  [scene, scale](benchmark::State& state) { bm_frame<agrid::Tree>(state, scene, 2, scale); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
+  }
+  for (const double scale : kSmallScales) {
+    const std::string scene(kSmallScene);
+    const std::string name = "BM_small_grid_frame/" + scene + "/boxes:" + std::to_string(scene_boxes(scene, scale).size());
+    benchmark::RegisterBenchmark(name.c_str(), [scene, scale](benchmark::State& state) {
+      bm_frame<agrid::Grid>(state, scene, 1, scale);
+    })->Unit(benchmark::kMicrosecond);
   }
   benchmark::RegisterBenchmark(("BM_grid_query_box/" + std::string(kBoxQueryScene)).c_str(),
                                bm_grid_query_box)
