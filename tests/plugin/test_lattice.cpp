@@ -17,13 +17,12 @@
 namespace agrid::test {
 namespace {
 
-/// Inputs of up to this many boxes are sampled whole (kLatticeSamples in lattice.cpp).
-constexpr std::uint32_t kWholeSample = 1024;
-/// The rule's constants, as docs/grid.md states them.
-constexpr float kOutlierExtentFactor = 1024.0f;
-constexpr std::uint32_t kTrimDivisor = 128;
-constexpr double kFenceFactor = 0.5;
-constexpr double kMinRootSize = 1e-30;
+using detail::kFenceFactor;
+using detail::kMinRootSize;
+using detail::kOutlierExtentFactor;
+using detail::kTrimDivisor;
+/// Inputs of up to this many boxes are sampled whole.
+constexpr std::uint32_t kWholeSample = detail::kLatticeSamples;
 constexpr int kScenes = 3000;
 
 Box box(float x0, float y0, float z0, float x1, float y1, float z1) { return Box{{x0, y0, z0}, {x1, y1, z1}}; }

@@ -13,22 +13,6 @@
 namespace agrid::detail {
 namespace {
 
-/// Boxes sampled to fit the lattice: enough for a stable typical size and for bounds that
-/// cover all but a sliver of the boxes. The fit then costs about 7 us on the project's machine
-/// (a fifth of a 1,000-box grid's build and pairs, nothing beside a large build's).
-constexpr std::uint32_t kLatticeSamples = 1024;
-/// Sampled boxes larger than this many typical boxes do not pull the root's bounds: a static
-/// plane or a terrain must not stretch the cells of everything else.
-constexpr float kOutlierExtentFactor = 1024.0f;
-/// The root's bounds on each axis come from the sample's centres between the 1/kTrimDivisor
-/// and 1 - 1/kTrimDivisor quantiles, widened by kFenceFactor times their spread: a few far boxes
-/// (under 1/kTrimDivisor of the sample, like the article scenes' three teapots) are left out
-/// even when the sample holds every box, while a uniform or clustered scene keeps all its
-/// centres (its tails lie well within the fence).
-constexpr std::uint32_t kTrimDivisor = 128;
-constexpr double kFenceFactor = 0.5;
-/// Smallest root size, so that the lattice scale stays a finite float.
-constexpr double kMinRootSize = 1e-30;
 /// Multiplier that spreads the sample over the input without aliasing with regular layouts
 /// (2^32 / golden ratio, odd).
 constexpr std::uint64_t kSampleStride = 2654435761u;
