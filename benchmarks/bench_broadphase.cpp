@@ -20,6 +20,10 @@
 // BM_broadphase_rays/static-50k/threads:N: 500 segments through 50,000 static boxes
 // (for_each_hit), split over N threads; one iteration is the 500. Its Bullet peer is in
 // bench_bullet.cpp.
+// BM_broadphase_rays/mixed-55k: the same boxes and rays with 5,000 boxes walking among them
+// (RandomWalk in the same cube), one thread; one iteration is a step (set_box of every walker,
+// update()) and the 500 rays, every hit visited. Counters: step_ms and rays_ms (medians of each
+// part), hits (of the last iteration), moving.
 // BM_all_moving/<scene>/<n>/<mode>: every box moves every frame, in a task arena of 2 threads.
 // <scene>: brownian (the RandomWalk above) or pile (BoxPile: boxes falling into a container and
 // piling up, those landed trembling; 1.3 to 1.45 pairs a box); <n>: 10k, 100k or 1M boxes. 15 untimed
@@ -230,6 +234,49 @@ void bm_rays(benchmark::State& state, int threads) {
       threads);
 }
 
+/// The mixed ray scene, one thread: the ray scene's static boxes and kRayMovers walking among
+/// them; an iteration is a step (every walker's set_box, update()) and the 500 rays with every
+/// hit, each timed on its own (the walk's own move is not timed).
+void bm_mixed_rays(benchmark::State& state) {
+  constexpr int kWarmupSteps = 30;
+  const std::vector<agrid::Box> statics = agrid::scenes::ray_scene_boxes();
+  const std::vector<agrid::Segment> rays = agrid::scenes::ray_scene_rays();
+  agrid::scenes::RandomWalk walk(agrid::scenes::kRayMovers, agrid::scenes::one_overlap_side(agrid::scenes::kRayBoxes),
+                                 agrid::scenes::kRayMoverSeed);
+  in_arena([&] {
+    agrid::Broadphase broadphase;
+    for (const agrid::Box& box : statics) broadphase.create(box);
+    std::vector<agrid::Handle> walkers;
+    for (const agrid::Box& box : walk.boxes()) walkers.push_back(broadphase.create(box));
+    const auto step = [&] {
+      for (std::size_t i = 0; i < walkers.size(); ++i) broadphase.set_box(walkers[i], walk.boxes()[i]);
+      broadphase.update();
+    };
+    std::uint64_t hits = 0;
+    const auto cast = [&] {
+      hits = 0;
+      for (const agrid::Segment& ray : rays) broadphase.for_each_hit(ray, [&hits](agrid::Handle) { ++hits; });
+    };
+    for (int i = 0; i < kWarmupSteps; ++i) {
+      walk.step();
+      step();
+    }
+    StepTimes step_times;
+    StepTimes ray_times;
+    for (auto _ : state) {
+      state.PauseTiming();
+      walk.step();
+      state.ResumeTiming();
+      step_times.time(step);
+      ray_times.time(cast);
+    }
+    state.counters["step_ms"] = step_times.median_ms();
+    state.counters["rays_ms"] = ray_times.median_ms();
+    state.counters["hits"] = static_cast<double>(hits);
+    state.counters["moving"] = broadphase.stats().moving;
+  });
+}
+
 /// A size of BM_all_moving: its boxes and timed frames (few at 1M, so that the file runs in
 /// minutes).
 struct AllMovingSize {
@@ -414,6 +461,10 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
+  benchmark::RegisterBenchmark("BM_broadphase_rays/mixed-55k", bm_mixed_rays)
+      ->Iterations(agrid::scenes::kStepTimedSteps)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
   register_all_moving<agrid::scenes::RandomWalk>("brownian");
   register_all_moving<agrid::scenes::BoxPile>("pile");
   benchmark::Initialize(&argc, argv);

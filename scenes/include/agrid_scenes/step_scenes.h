@@ -31,6 +31,10 @@ constexpr std::uint64_t kRaySeed = 4;
 /// Static boxes of the ray benchmark, and rays cast per iteration.
 constexpr std::size_t kRayBoxes = 50000;
 constexpr std::size_t kRays = 500;
+/// The mixed ray scene: this many boxes walking among the static ones (RandomWalk, in the ray
+/// scene's cube), from this seed.
+constexpr std::size_t kRayMovers = 5000;
+constexpr std::uint64_t kRayMoverSeed = 7;
 
 /// Side of a cube in which `count` boxes have about one overlap each (pairs ~ count): two boxes
 /// overlap on an axis with probability E[edge_a + edge_b] / side, so count^2 / 2 * (E[a + b] /
@@ -305,8 +309,10 @@ inline float cube_side_at_density(std::size_t count, float density) {
 /// second at 60 steps a second: 0.033 a step).
 class RandomWalk {
  public:
-  explicit RandomWalk(std::size_t count)
-      : rng_(kWalkSeed), side_(cube_side_at_density(count, kWalkDensity)), boxes_(boxes_in_cube(rng_, count, side_)) {
+  explicit RandomWalk(std::size_t count) : RandomWalk(count, cube_side_at_density(count, kWalkDensity), kWalkSeed) {}
+  /// `count` boxes walking in the cube [0, side]^3, drawn from `seed`.
+  RandomWalk(std::size_t count, float side, std::uint64_t seed)
+      : rng_(seed), side_(side), boxes_(boxes_in_cube(rng_, count, side_)) {
     velocities_.reserve(count);
     for (std::size_t i = 0; i < count; ++i) velocities_.push_back(random_velocity());
   }
