@@ -241,8 +241,7 @@ void bm_mixed_rays(benchmark::State& state) {
   constexpr int kWarmupSteps = 30;
   const std::vector<agrid::Box> statics = agrid::scenes::ray_scene_boxes();
   const std::vector<agrid::Segment> rays = agrid::scenes::ray_scene_rays();
-  agrid::scenes::RandomWalk walk(agrid::scenes::kRayMovers, agrid::scenes::one_overlap_side(agrid::scenes::kRayBoxes),
-                                 agrid::scenes::kRayMoverSeed);
+  agrid::scenes::RandomWalk walk = agrid::scenes::ray_scene_walkers();
   in_arena([&] {
     agrid::Broadphase broadphase;
     for (const agrid::Box& box : statics) broadphase.create(box);

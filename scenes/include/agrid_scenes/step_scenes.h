@@ -350,6 +350,9 @@ class RandomWalk {
   std::vector<Vec3> velocities_;
 };
 
+/// The mixed ray scene's walkers: kRayMovers boxes walking in the ray scene's cube.
+inline RandomWalk ray_scene_walkers() { return RandomWalk(kRayMovers, one_overlap_side(kRayBoxes), kRayMoverSeed); }
+
 /// The pile's container floor is a square of k x k columns kPileCell wide, k = cbrt(count / 2)
 /// rounded up: a column holds about 2k boxes, so that once all have landed (1.21 units of height
 /// a box) the pile is about 1.2 times as high as the container (2k) is wide. A column is as wide
