@@ -33,6 +33,7 @@ class AllPairs {
   [[nodiscard, gnu::cold]] const char* problem() const;
 
  private:
+  friend struct TestAccess;  // tests/plugin/test_broadphase_invariants.cpp damages it
   mutable std::vector<Pair> pairs_;
   mutable std::uint64_t pairs_at_ = 0;  ///< The update they are of.
   mutable std::mutex mutex_;

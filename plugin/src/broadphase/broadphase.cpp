@@ -9,6 +9,7 @@
 #include "common/agrid_assert.h"
 #include "common/box_ops.h"
 #include "common/checked_config.h"
+#include "common/parallel_for.h"
 #include "common/segment_math.h"
 
 namespace agrid {
@@ -24,6 +25,14 @@ namespace {
 /// inside their fat boxes do not count: their candidates' re-test costs less than a grid
 /// (bench-2's settling stack: 46 us a step resting, 154 us busy).
 constexpr std::size_t kBusyShare = 2;
+
+/// Changed objects whose columns are fetched ahead of taking their changes: where few among many
+/// changed, each one's Motion is a miss, and these overlap.
+constexpr std::size_t kTakePrefetch = 8;
+
+/// Changed objects taken per unit of parallel work: where fewer changed, one thread takes them
+/// (waking another would cost more than the unit).
+constexpr std::size_t kChangesPerChunk = 16384;
 
 /// A segment query: its prepared form (for the exact tests) and its float form for the trees'
 /// nodes.
@@ -78,59 +87,102 @@ void BroadphaseCore::update(bool find_pairs) {
 }
 
 void BroadphaseCore::take_changes() {
-  // Removed and leaving objects first, so that the re-tests below see only candidates that stay.
-  // New objects rest at once (join_resting), leaving ones move.
-  // One pass counts what decides the update's kind: objects that are new or out of their fat box
-  // (set_box and create reset it then), and resting leaves that leave.
+  // First each changed object's fat box (set afresh where it is new, refiltered or out of it) and
+  // what the update does with it, with the counts that decide the update's kind; in parallel
+  // chunks where many changed (each writes only its own objects). Then, in ascending handles,
+  // removed and leaving objects out of the resting set, so that the re-tests below see only
+  // candidates that stay. New objects rest at once (join_resting), leaving ones move.
   const std::span<const Handle> changed = table_.take_dirty();
-  std::size_t restless = 0;
-  std::size_t leaving_leaves = 0;
-  const std::uint32_t last = table_.now() - 1;
-  for (const Handle h : changed) {
-    const Object& o = table_[h];
-    restless += o.alive && o.fat_set_at == last;
-    leaving_leaves += RestingSet::leaves(o) && resting_.tree().contains(h);
+  changes_.resize(changed.size());
+  const std::size_t chunks = (changed.size() + kChangesPerChunk - 1) / kChangesPerChunk;
+  chunk_counts_.assign(chunks, ChangeCounts{});
+  const auto take_chunk = [&](std::size_t c) {
+    const std::size_t end = std::min(changed.size(), (c + 1) * kChangesPerChunk);
+    ChangeCounts counts;  // on the stack, not beside the other chunks' in chunk_counts_
+    for (std::size_t i = c * kChangesPerChunk; i < end; ++i) {
+      if (i + kTakePrefetch < end) table_.prefetch(changed[i + kTakePrefetch]);
+      changes_[i] = take_change(changed[i], counts);
+    }
+    chunk_counts_[c] = counts;
+  };
+  if (chunks > 1) {
+    parallel_for(std::size_t{0}, chunks, take_chunk);
+  } else if (chunks == 1) {
+    take_chunk(0);
   }
-  busy_ = restless > 0 && restless * kBusyShare >= table_.live_count();
-  resting_.start_update(table_, changed.size(), leaving_leaves);
+  ChangeCounts counts;
+  for (const ChangeCounts& c : chunk_counts_) {
+    counts.restless += c.restless;
+    counts.leaving_leaves += c.leaving_leaves;
+  }
+  busy_ = counts.restless > 0 && counts.restless * kBusyShare >= table_.live_count();
+  resting_.start_update(table_, changed.size(), counts.leaving_leaves);
   entering_.clear();
   created_.clear();
-  for (const Handle h : changed) {
-    Object& o = table_[h];
-    o.dirty = false;
-    const bool is_new = o.place == Place::none;
-    if (RestingSet::leaves(o)) {
-      resting_.leave(h, table_, diff_);
-    } else if (o.place == Place::resting) {
-      resting_.moved_inside(h, o.box);
-    }
-    if (!o.alive) {
-      o.place = Place::none;
-    } else if (is_new && !busy_) {
-      created_.push_back(h);
-    } else if (o.place == Place::none) {
-      o.place = Place::moving;
-      entering_.push_back(h);
+  for (std::size_t i = 0; i < changed.size(); ++i) {
+    const Handle h = changed[i];
+    switch (changes_[i]) {
+      case Change::keeps_moving:
+        break;
+      case Change::moves_inside:
+        resting_.moved_inside(h, table_.box(h));
+        break;
+      case Change::leaves_rest:
+        resting_.leave(h, table_, diff_);
+        if (table_.alive(h)) enter_moving(h);
+        break;
+      case Change::ends:
+        table_.set_place(h, Place::none);
+        break;
+      case Change::is_new:
+        if (busy_) {
+          enter_moving(h);
+        } else {
+          created_.push_back(h);
+        }
+        break;
     }
   }
   table_.forget_dirty();
   resting_.settle(table_, diff_);
 }
 
-bool BroadphaseCore::ready_to_rest(const Object& o) const noexcept {
+BroadphaseCore::Change BroadphaseCore::take_change(Handle h, ChangeCounts& counts) noexcept {
+  const bool alive = table_.alive(h);
+  const bool new_fat = alive && table_.take_change(h, config_.fat_margin);
+  counts.restless += new_fat;
+  switch (table_.place(h)) {
+    case Place::none:
+      return alive ? Change::is_new : Change::ends;
+    case Place::moving:
+      return alive ? Change::keeps_moving : Change::ends;
+    case Place::resting:
+      break;
+  }
+  if (alive && !new_fat) return Change::moves_inside;
+  counts.leaving_leaves += resting_.tree().contains(h);
+  return Change::leaves_rest;
+}
+
+void BroadphaseCore::enter_moving(Handle h) {
+  table_.set_place(h, Place::moving);
+  entering_.push_back(h);
+}
+
+bool BroadphaseCore::ready_to_rest(const Motion& m) const noexcept {
   // Unless one grid pairs the moving set, moving costs a query of the resting tree every
   // update: objects in their fat box rest sooner then. Drifting bodies leave their fat box first.
   const std::uint32_t now = table_.now();
   const std::uint32_t inside =
       moving_.pairing() != Pairing::one_grid ? config_.rest_after_querying : config_.rest_after;
-  return now - o.fat_set_at >= inside || now - o.changed_at >= config_.rest_after_unchanged;
+  return now - m.fat_set_at >= inside || now - m.changed_at >= config_.rest_after_unchanged;
 }
 
 void BroadphaseCore::join_resting() {
   ready_.clear();
   if (!busy_) {
     for (const Handle h : moving_.members()) {
-      if (table_[h].place == Place::moving && ready_to_rest(table_[h])) ready_.push_back(h);
+      if (table_.place(h) == Place::moving && ready_to_rest(table_.motion(h))) ready_.push_back(h);
     }
   }
   joining_.clear();
@@ -183,12 +235,12 @@ template <class Query>
 void BroadphaseCore::visit_current(const Query& query, FunctionRef<Handle> visit) const {
   // Resting objects and the last update's moving ones, unless changed since; then those changed
   // since (created, moved, refiltered) with their current box.
-  const auto unchanged_hit = [&](Handle h) { return !table_[h].dirty && meets(query, table_[h].box); };
+  const auto unchanged_hit = [&](Handle h) { return !table_.dirty(h) && meets(query, table_.box(h)); };
   const auto visit_unchanged = [&](std::uint32_t h) { return !unchanged_hit(h) || visit(h); };
   if (!walk(resting_.tree(), query, visit_unchanged)) return;
   if (!moving_.members().empty() && !walk(moving_.query_tree(table_), query, visit_unchanged)) return;
   for (const Handle h : table_.dirty()) {
-    if (table_[h].alive && meets(query, table_[h].box) && !visit(h)) return;
+    if (table_.alive(h) && meets(query, table_.box(h)) && !visit(h)) return;
   }
 }
 
@@ -213,14 +265,13 @@ Broadphase& Broadphase::operator=(Broadphase&&) noexcept = default;
 
 Handle Broadphase::create(const Box& box, Filter filter) {
   detail::RestingSet& resting = impl_->resting();
-  return impl_->table().create(box, filter, impl_->config().fat_margin,
-                               [&](std::size_t size) { resting.make_room(static_cast<std::uint32_t>(size)); });
+  return impl_->table().create(box, filter, [&](std::size_t size) { resting.make_room(static_cast<std::uint32_t>(size)); });
 }
 
-void Broadphase::set_box(Handle handle, const Box& box) { impl_->table().set_box(handle, box, impl_->config().fat_margin); }
+void Broadphase::set_box(Handle handle, const Box& box) { impl_->table().set_box(handle, box); }
 
 void Broadphase::set_filter(Handle handle, Filter filter) {
-  impl_->table().set_filter(handle, filter, impl_->config().fat_margin);
+  impl_->table().set_filter(handle, filter);
 }
 
 void Broadphase::remove(Handle handle) { impl_->table().remove(handle); }
@@ -236,10 +287,10 @@ std::span<const Pair> Broadphase::pairs() const { return impl_->pairs(); }
 
 bool Broadphase::contains(Handle handle) const noexcept { return impl_->table().contains(handle); }
 
-Box Broadphase::box(Handle handle) const { return impl_->table().live(handle, "box").box; }
+Box Broadphase::box(Handle handle) const { return impl_->table().live_box(handle, "box"); }
 
 Filter Broadphase::filter(Handle handle) const {
-  impl_->table().live(handle, "filter");
+  impl_->table().live_box(handle, "filter");
   return impl_->table().filter(handle);
 }
 

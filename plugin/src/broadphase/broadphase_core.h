@@ -40,6 +40,7 @@ class BroadphaseCore {
   [[nodiscard]] const MovingSet& moving() const noexcept { return moving_; }
   [[nodiscard]] PairDiff& diff() noexcept { return diff_; }
   [[nodiscard]] const PairDiff& diff() const noexcept { return diff_; }
+  [[nodiscard]] const AllPairs& all_pairs() const noexcept { return all_pairs_; }
 
   /// Null if every part's invariant holds (after an update), else what is broken.
   [[nodiscard, gnu::cold]] const char* problem() const;
@@ -48,9 +49,26 @@ class BroadphaseCore {
   /// Takes the changed objects: removed and leaving ones out of the resting set, the re-test of
   /// those that moved inside their fat boxes, new ones to rest, the others to move.
   void take_changes();
+  /// What an update does with a changed object.
+  enum class Change : std::uint8_t {
+    is_new,        ///< Created since the last update: rests at once, or moves if the update is busy.
+    keeps_moving,  ///< Moving, and still alive.
+    moves_inside,  ///< Resting, its box moved inside its fat box: its candidates are re-tested.
+    leaves_rest,   ///< Resting, and removed or given a new fat box: leaves the resting set (and moves if alive).
+    ends,          ///< Removed, and not resting: unplaced.
+  };
+  /// The counts of an update's changes that decide its kind.
+  struct ChangeCounts {
+    std::size_t restless = 0;        ///< Live objects given a new fat box (new ones included).
+    std::size_t leaving_leaves = 0;  ///< Leaves of the resting tree that leave the resting set.
+  };
+  /// Takes the change of object `h` from its columns (its fat box set afresh where it must be),
+  /// adds it to `counts` and says what the update does with it. Writes only `h`'s Motion.
+  [[nodiscard]] Change take_change(Handle h, ChangeCounts& counts) noexcept;
+  void enter_moving(Handle h);
   /// A moving object rests once its box has stayed in its fat box long enough (jittering), or
   /// has not changed for a while (stopped).
-  [[nodiscard]] bool ready_to_rest(const Object& o) const noexcept;
+  [[nodiscard]] bool ready_to_rest(const Motion& m) const noexcept;
   /// New objects, and moving ones ready to rest, join the resting set.
   void join_resting();
   /// After an update: gives memory back where the world now asks far less than is held.
@@ -67,6 +85,8 @@ class BroadphaseCore {
   PairDiff diff_;
   AllPairs all_pairs_;
   // An update's lists, kept for their memory.
+  std::vector<Change> changes_;             ///< By changed object, in take_dirty()'s order.
+  std::vector<ChangeCounts> chunk_counts_;  ///< By chunk of changes taken in parallel.
   std::vector<Handle> created_;   ///< New since the last update: resting from now.
   std::vector<Handle> entering_;  ///< Placed moving in this update.
   std::vector<Handle> ready_;     ///< Moving, and still long enough to rest.

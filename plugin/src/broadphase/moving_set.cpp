@@ -38,7 +38,7 @@ void MovingSet::start_update(std::size_t live) {
 void MovingSet::update_members(const ObjectTable& table, std::span<const Handle> entering) {
   // Last update's moving objects that still move, and those that entered, in ascending handles.
   AGRID_ASSERT(std::is_sorted(entering.begin(), entering.end()));
-  std::erase_if(moving_, [&](Handle h) { return table[h].place != Place::moving; });
+  std::erase_if(moving_, [&](Handle h) { return table.place(h) != Place::moving; });
   next_moving_.clear();
   std::merge(moving_.begin(), moving_.end(), entering.begin(), entering.end(), std::back_inserter(next_moving_));
   std::swap(moving_, next_moving_);
@@ -55,9 +55,9 @@ void MovingSet::find_pairs(const ObjectTable& table, const RestingSet& resting, 
   if (query) {
     pair_with_tree_queries(table, resting_tree, keys);
   } else {
-    pair_in_one_grid(table, resting_tree, keys);
+    pair_in_one_grid(table, keys);
   }
-  paired_recently_.note(grid_boxes_.size());
+  paired_recently_.note(query ? moving_.size() : table.size());
 }
 
 void MovingSet::pair_with_tree_queries(const ObjectTable& table, const WideTree& resting_tree,
@@ -65,7 +65,7 @@ void MovingSet::pair_with_tree_queries(const ObjectTable& table, const WideTree&
   // Moving x moving: the grid's pairs come sorted and the moving handles ascending, so the keys
   // come sorted.
   grid_boxes_.clear();
-  for (const Handle h : moving_) grid_boxes_.push_back(table[h].box);
+  for (const Handle h : moving_) grid_boxes_.push_back(table.box(h));
   find_grid_pairs(grid_boxes_);
   for (const auto [i, j] : grid_pairs_) {
     const Handle a = moving_[i];
@@ -81,10 +81,10 @@ void MovingSet::pair_with_tree_queries(const ObjectTable& table, const WideTree&
     const std::size_t end = std::min(moving_.size(), (u + 1) * kQueriesPerWork);
     for (std::size_t k = u * kQueriesPerWork; k < end; ++k) {
       const Handle a = moving_[k];
-      const Box& box = table[a].box;
+      const Box& box = table.box(a);
       if (!is_valid(box)) continue;
       resting_tree.query(box, [&](std::uint32_t b) {
-        if (boxes_meet(box, table[b].box) && passes_filters(table, a, b)) out.push_back(pair_key(a, b));
+        if (boxes_meet(box, table.box(b)) && passes_filters(table, a, b)) out.push_back(pair_key(a, b));
         return true;
       });
     }
@@ -100,36 +100,29 @@ void MovingSet::pair_with_tree_queries(const ObjectTable& table, const WideTree&
   merge_in(keys, resting_keys_);
 }
 
-void MovingSet::pair_in_one_grid(const ObjectTable& table, const WideTree& resting_tree,
-                                 std::vector<std::uint64_t>& keys) {
-  // The grid holds the moving and the resting boxes in ascending handles: its pairs come sorted,
-  // and so do their keys, with no sort or merge after. Those with a moving member are kept.
-  grid_handles_.clear();
-  grid_boxes_.clear();
-  grid_moving_.clear();
-  for (Handle h = 0; h < table.size(); ++h) {
-    const Object& o = table[h];
-    const bool is_moving = o.place == Place::moving;
-    if (is_moving || (o.place == Place::resting && resting_tree.contains(h))) {
-      grid_handles_.push_back(h);
-      grid_boxes_.push_back(o.box);
-      grid_moving_.push_back(is_moving);
-    }
-  }
-  if (grid_boxes_.size() <= kDirectPairsMaxBoxes) {
-    // Few: all against all, straight to keys (their ids the handles), only pairs with a moving
-    // member (about moving x all tests).
-    direct_pairs_.find_keys(grid_boxes_, grid_handles_, grid_moving_, config_.kernel, keys);
+void MovingSet::pair_in_one_grid(const ObjectTable& table, std::vector<std::uint64_t>& keys) {
+  // Every live object moves or rests now, and every resting one with a valid box is a leaf of the
+  // resting tree; a removed one's box is absent. So the grid pairs the box column itself, read in
+  // place: its indices are the handles, its pairs come sorted, and so do their keys, with no
+  // gather, sort or merge. Those with a moving member are kept: none where nothing moves (all
+  // removed, say, the table still as long as before).
+  if (moving_.empty()) return;
+  grid_moving_.assign(table.size(), 0);
+  for (const Handle h : moving_) grid_moving_[h] = 1;
+  const std::span<const Box> boxes = table.boxes();
+  if (boxes.size() <= kDirectPairsMaxBoxes) {
+    // Few: all against all, straight to keys, only pairs with a moving member (about moving x
+    // all tests).
+    direct_pairs_.find_keys(boxes, {}, grid_moving_, config_.kernel, keys);
     if (filters_decide_) {
       std::erase_if(keys, [&](std::uint64_t key) { return !passes_filters(table, pair_of(key).first, pair_of(key).second); });
     }
     return;
   }
-  find_grid_pairs(grid_boxes_);
-  for (const auto [i, j] : grid_pairs_) {
-    if (!(grid_moving_[i] | grid_moving_[j])) continue;  // resting x resting: kept as candidates
-    const Handle a = grid_handles_[i];
-    const Handle b = grid_handles_[j];
+  find_grid_pairs(boxes);
+  const std::uint8_t* const moving = grid_moving_.data();
+  for (const auto [a, b] : grid_pairs_) {
+    if (!(moving[a] | moving[b])) continue;  // resting x resting: kept as candidates
     if (passes_filters(table, a, b)) keys.push_back(pair_key(a, b));
   }
 }
@@ -157,8 +150,8 @@ void MovingSet::build_query_tree(const ObjectTable& table) const {
   query_entries_.clear();
   query_leaves_.clear();
   for (const Handle h : moving_) {
-    if (!is_valid(table[h].box)) continue;
-    query_entries_.push_back({table[h].box, h});
+    if (!is_valid(table.box(h))) continue;
+    query_entries_.push_back({table.box(h), h});
     query_leaves_.push_back(h);
   }
   query_tree_.build(query_entries_);
@@ -169,7 +162,7 @@ bool MovingSet::refit_query_tree(const ObjectTable& table) const {
   // The members with a valid box now, against the leaves: both ascending, merged once.
   query_next_leaves_.clear();
   for (const Handle h : moving_) {
-    if (is_valid(table[h].box)) query_next_leaves_.push_back(h);
+    if (is_valid(table.box(h))) query_next_leaves_.push_back(h);
   }
   std::size_t gone = 0;
   std::size_t came = 0;
@@ -192,10 +185,10 @@ bool MovingSet::refit_query_tree(const ObjectTable& table) const {
   for (const Handle h : query_next_leaves_) {
     for (; old_leaf != query_leaves_.end() && *old_leaf < h; ++old_leaf) query_tree_.remove(*old_leaf);
     if (old_leaf != query_leaves_.end() && *old_leaf == h) {
-      query_tree_.set_leaf_box(h, table[h].box);
+      query_tree_.set_leaf_box(h, table.box(h));
       ++old_leaf;
     } else {
-      query_entries_.push_back({table[h].box, h});
+      query_entries_.push_back({table.box(h), h});
     }
   }
   for (; old_leaf != query_leaves_.end(); ++old_leaf) query_tree_.remove(*old_leaf);
@@ -212,7 +205,6 @@ void MovingSet::give_back(const WorldSize& world) {
   shrink_if_far_below(moving_, paired);
   shrink_if_far_below(next_moving_, paired);
   shrink_if_far_below(grid_boxes_, paired);
-  shrink_if_far_below(grid_handles_, paired);
   shrink_if_far_below(grid_moving_, paired);
   std::size_t unit_used = 0;
   for (const std::vector<std::uint64_t>& unit : unit_keys_) unit_used = std::max(unit_used, unit.size());
@@ -243,7 +235,7 @@ void MovingSet::give_back(const WorldSize& world) {
 std::size_t MovingSet::bytes_held() const noexcept {
   std::size_t unit_bytes = heap_bytes(unit_keys_);
   for (const std::vector<std::uint64_t>& keys : unit_keys_) unit_bytes += heap_bytes(keys);
-  return heap_bytes(moving_) + heap_bytes(next_moving_) + heap_bytes(grid_boxes_) + heap_bytes(grid_handles_) +
+  return heap_bytes(moving_) + heap_bytes(next_moving_) + heap_bytes(grid_boxes_) +
          heap_bytes(grid_moving_) + heap_bytes(grid_pairs_) + unit_bytes + heap_bytes(resting_keys_) +
          finder_.bytes_held() + direct_pairs_.bytes_held() + query_tree_.bytes_held() +
          heap_bytes(query_entries_) + heap_bytes(query_leaves_) + heap_bytes(query_next_leaves_);
@@ -254,12 +246,12 @@ const char* MovingSet::problem(const ObjectTable& table) const {
     return "MovingSet: the members do not ascend, or repeat";
   }
   for (const Handle h : moving_) {
-    if (h >= table.size() || !table[h].alive || table[h].place != Place::moving) {
+    if (h >= table.size() || !table.alive(h) || table.place(h) != Place::moving) {
       return "MovingSet: a member is not a live moving object";
     }
   }
   std::size_t placed_moving = 0;
-  for (Handle h = 0; h < table.size(); ++h) placed_moving += table[h].alive && table[h].place == Place::moving;
+  for (Handle h = 0; h < table.size(); ++h) placed_moving += table.alive(h) && table.place(h) == Place::moving;
   if (placed_moving != moving_.size()) return "MovingSet: a moving object is not a member";
   if (query_tree_current_.load(std::memory_order_acquire)) return query_tree_problem(table);
   return nullptr;
@@ -271,9 +263,9 @@ const char* MovingSet::query_tree_problem(const ObjectTable& table) const {
   // them), each with its box as it was when the tree was brought up to date.
   std::size_t valid = 0;
   for (const Handle h : moving_) {
-    if (!is_valid(table[h].box)) continue;
+    if (!is_valid(table.box(h))) continue;
     ++valid;
-    if (!query_tree_.contains(h) || !same_box(query_tree_.box(h), table[h].box)) {
+    if (!query_tree_.contains(h) || !same_box(query_tree_.box(h), table.box(h))) {
       return "MovingSet: the query tree does not hold a member's box";
     }
   }

@@ -72,7 +72,7 @@ class MovingSet {
     return !filters_decide_ || passes(table.filter(a), table.filter(b));
   }
   void pair_with_tree_queries(const ObjectTable& table, const WideTree& resting_tree, std::vector<std::uint64_t>& keys);
-  void pair_in_one_grid(const ObjectTable& table, const WideTree& resting_tree, std::vector<std::uint64_t>& keys);
+  void pair_in_one_grid(const ObjectTable& table, std::vector<std::uint64_t>& keys);
   /// Makes grid_pairs_ hold the pairs of `boxes` (by index), sorted, found by the pair finder.
   void find_grid_pairs(std::span<const Box> boxes);
   /// Under the lock: builds the query tree afresh over the members with a valid box.
@@ -96,9 +96,8 @@ class MovingSet {
   RecentPeak keys_recently_;
   // An update's scratch, kept for its memory.
   std::vector<Handle> next_moving_;
-  std::vector<Box> grid_boxes_;              ///< The boxes the pair finders pair ...
-  std::vector<Handle> grid_handles_;         ///< ... and their objects, when they are not moving_ ...
-  std::vector<std::uint8_t> grid_moving_;    ///< ... and then whether each moves.
+  std::vector<Box> grid_boxes_;              ///< The moving boxes, for their grid.
+  std::vector<std::uint8_t> grid_moving_;    ///< One grid over all: whether each object moves, by handle.
   std::vector<Pair> grid_pairs_;
   std::vector<std::vector<std::uint64_t>> unit_keys_;  ///< Per unit of tree queries.
   std::vector<std::uint64_t> resting_keys_;  ///< The moving x resting keys, sorted apart.

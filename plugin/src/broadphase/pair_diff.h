@@ -47,6 +47,7 @@ class PairDiff {
   [[nodiscard, gnu::cold]] const char* problem() const;
 
  private:
+  friend struct TestAccess;  // tests/plugin/test_broadphase_invariants.cpp damages it
   PairChanges changes_;
   std::vector<std::uint64_t> hit_before_;
   std::vector<std::uint64_t> hit_now_;

@@ -44,15 +44,13 @@ void RestingSet::start_update(const ObjectTable& table, std::size_t changed, std
 }
 
 void RestingSet::leave(Handle h, ObjectTable& table, PairDiff& diff) {
-  Object& o = table[h];
-  AGRID_ASSERT(leaves(o));
+  AGRID_ASSERT(table.place(h) == Place::resting);
   for (CandidateId r = candidates_.first(h); !r.is_none(); r = candidates_.first(h)) {
     if (candidates_.hit(r)) diff.hit_before(candidates_.key(r));
     candidates_.remove(r);
   }
   if (!rebuild_ && tree_.contains(h)) tree_.remove(h);
-  o.leaving = false;
-  o.place = Place::none;
+  table.set_place(h, Place::none);
   --resting_;
 }
 
@@ -72,7 +70,7 @@ void RestingSet::settle(const ObjectTable& table, PairDiff& diff) {
 void RestingSet::rebuild_tree(const ObjectTable& table) {
   std::vector<WideTree::Entry> entries;
   for (Handle h = 0; h < table.size(); ++h) {
-    if (table[h].place == Place::resting && tree_.contains(h)) entries.push_back({table[h].fat, h});
+    if (table.place(h) == Place::resting && tree_.contains(h)) entries.push_back({table.motion(h).fat, h});
   }
   tree_.build(entries);
 }
@@ -95,11 +93,11 @@ void RestingSet::retest_list_by_list(const ObjectTable& table, PairDiff& diff) {
   for (std::size_t i = 0; i < retest_records_.size(); ++i) {
     if (i + kRetestPrefetch < retest_records_.size()) {
       const CandidateId ahead = retest_records_[i + kRetestPrefetch];
-      __builtin_prefetch(&table[candidates_.first_member(ahead)]);
-      __builtin_prefetch(&table[candidates_.second_member(ahead)]);
+      __builtin_prefetch(&table.box(candidates_.first_member(ahead)));
+      __builtin_prefetch(&table.box(candidates_.second_member(ahead)));
     }
     const CandidateId r = retest_records_[i];
-    const bool hit = boxes_meet(table[candidates_.first_member(r)].box, table[candidates_.second_member(r)].box);
+    const bool hit = boxes_meet(table.box(candidates_.first_member(r)), table.box(candidates_.second_member(r)));
     if (hit == candidates_.hit(r)) continue;
     if (hit) {
       diff.hit_now(candidates_.key(r));
@@ -130,7 +128,7 @@ void RestingSet::retest_in_one_pass(const ObjectTable& table, PairDiff& diff) {
     // candidate is skipped, no flag looked at.
     candidates_.retest_where([](std::uint32_t) { return true; }, meets, changed);
   } else {
-    for (Handle h = 0; h < table.size(); ++h) scan_boxes_[h] = ScanBox(table[h].box);
+    for (Handle h = 0; h < table.size(); ++h) scan_boxes_[h] = ScanBox(table.box(h));
     scan_moved_.assign(table.size(), 0);
     for (const Handle h : retest_) scan_moved_[h] = 1;
     const std::uint8_t* const moved = scan_moved_.data();
@@ -143,8 +141,8 @@ void RestingSet::retest_in_one_pass(const ObjectTable& table, PairDiff& diff) {
 void RestingSet::join(std::span<const Handle> joining, ObjectTable& table, const Config& config, PairDiff& diff) {
   AGRID_ASSERT(std::is_sorted(joining.begin(), joining.end()));
   for (const Handle h : joining) {
-    AGRID_ASSERT(table[h].alive && table[h].place != Place::resting && !tree_.contains(h));
-    table[h].place = Place::resting;
+    AGRID_ASSERT(table.alive(h) && table.place(h) != Place::resting && !tree_.contains(h));
+    table.set_place(h, Place::resting);
   }
   resting_ += static_cast<std::uint32_t>(joining.size());
   if (joining.size() > tree_.leaves()) {
@@ -158,8 +156,9 @@ void RestingSet::join(std::span<const Handle> joining, ObjectTable& table, const
   join_entries_.clear();
   join_handles_.clear();
   for (const Handle h : joining) {
-    if (!is_valid(table[h].fat)) continue;
-    join_entries_.push_back({table[h].fat, static_cast<std::uint32_t>(join_handles_.size())});
+    const Box& fat = table.motion(h).fat;
+    if (!is_valid(fat)) continue;
+    join_entries_.push_back({fat, static_cast<std::uint32_t>(join_handles_.size())});
     join_handles_.push_back(h);
   }
   joining_tree_.build(join_entries_);
@@ -171,37 +170,38 @@ void RestingSet::join(std::span<const Handle> joining, ObjectTable& table, const
   joining_tree_.clear();  // its memory is kept; no leaf outlives the update
 }
 
-void RestingSet::join_in_bulk(std::span<const Handle> joining, ObjectTable& table, const Config& config, PairDiff& diff) {
+void RestingSet::join_in_bulk(std::span<const Handle> joining, const ObjectTable& table, const Config& config,
+                              PairDiff& diff) {
   // More join than rest already: the tree is built afresh over all resting objects (a better
   // tree than one grown leaf by leaf), and one grid finds the candidates with a joining member.
   // The grid and its scratch are this call's own: the moving set's keep their memory.
   std::vector<WideTree::Entry> entries;
   std::vector<Box> fat_boxes;
+  std::vector<std::uint8_t> entry_joins;  // by entry: whether its object is joining
+  auto next_joining = joining.begin();
   for (Handle h = 0; h < table.size(); ++h) {
-    Object& o = table[h];
-    if (o.alive && o.place == Place::resting && is_valid(o.fat)) {
-      o.joining = std::binary_search(joining.begin(), joining.end(), h);
-      entries.push_back({o.fat, h});
-      fat_boxes.push_back(o.fat);
-    }
+    const Motion& m = table.motion(h);
+    if (m.place != Place::resting || !table.alive(h)) continue;
+    while (next_joining != joining.end() && *next_joining < h) ++next_joining;
+    if (!is_valid(m.fat)) continue;
+    entries.push_back({m.fat, h});
+    fat_boxes.push_back(m.fat);
+    entry_joins.push_back(next_joining != joining.end() && *next_joining == h);
   }
   std::vector<Pair> pairs;
   Grid grid(config);
   grid.build(fat_boxes);
   grid.find_pairs(pairs);
   for (const auto [i, j] : pairs) {
-    const Handle a = entries[i].object;
-    const Handle b = entries[j].object;
-    if (table[a].joining || table[b].joining) add_candidate(a, b, table, diff);
+    if (entry_joins[i] | entry_joins[j]) add_candidate(entries[i].object, entries[j].object, table, diff);
   }
-  for (const WideTree::Entry& e : entries) table[e.object].joining = false;
   tree_.build(entries);
 }
 
 void RestingSet::add_candidate(Handle a, Handle b, const ObjectTable& table, PairDiff& diff) {
-  AGRID_ASSERT(a != b && table[a].place == Place::resting && table[b].place == Place::resting);
+  AGRID_ASSERT(a != b && table.place(a) == Place::resting && table.place(b) == Place::resting);
   if (!passes(table.filter(a), table.filter(b))) return;
-  const bool hit = boxes_meet(table[a].box, table[b].box);
+  const bool hit = boxes_meet(table.box(a), table.box(b));
   candidates_.add(a, b, hit);
   if (hit) diff.hit_now(pair_key(a, b));
 }
@@ -245,17 +245,17 @@ const char* RestingSet::problem(const ObjectTable& table) const {
   std::uint32_t rest = 0;
   std::uint32_t leaves = 0;
   for (Handle h = 0; h < table.size(); ++h) {
-    const Object& o = table[h];
-    if (!o.alive && (tree_.contains(h) || !candidates_.first(h).is_none())) {
+    const bool alive = table.alive(h);
+    if (!alive && (tree_.contains(h) || !candidates_.first(h).is_none())) {
       return "RestingSet: a removed object is still kept";
     }
-    const bool rests = o.alive && o.place == Place::resting;
+    const bool rests = alive && table.place(h) == Place::resting;
     rest += rests;
-    const bool in_tree = rests && is_valid(o.box);
+    const bool in_tree = rests && is_valid(table.box(h));
     if (in_tree != tree_.contains(h)) return "RestingSet: a resting valid box is not a leaf, or another is";
     if (in_tree) {
       ++leaves;
-      if (!same_box(tree_.box(h), o.fat)) return "RestingSet: a leaf's box is not its object's fat box";
+      if (!same_box(tree_.box(h), table.motion(h).fat)) return "RestingSet: a leaf's box is not its object's fat box";
     }
   }
   if (rest != resting_ || leaves != tree_.leaves()) return "RestingSet: the resting objects are miscounted";
@@ -263,12 +263,10 @@ const char* RestingSet::problem(const ObjectTable& table) const {
   candidates_.for_each([&](CandidateId r) {
     const Handle a = candidates_.first_member(r);
     const Handle b = candidates_.second_member(r);
-    const Object& x = table[a];
-    const Object& y = table[b];
     if (!tree_.contains(a) || !tree_.contains(b)) bad_candidate = "RestingSet: a candidate's member is not in the tree";
-    else if (!boxes_meet(x.fat, y.fat)) bad_candidate = "RestingSet: a candidate's fat boxes do not overlap";
+    else if (!boxes_meet(table.motion(a).fat, table.motion(b).fat)) bad_candidate = "RestingSet: a candidate's fat boxes do not overlap";
     else if (!passes(table.filter(a), table.filter(b))) bad_candidate = "RestingSet: a candidate's filters refuse it";
-    else if (candidates_.hit(r) != boxes_meet(x.box, y.box)) bad_candidate = "RestingSet: a candidate's hit is stale";
+    else if (candidates_.hit(r) != boxes_meet(table.box(a), table.box(b))) bad_candidate = "RestingSet: a candidate's hit is stale";
   });
   return bad_candidate;
 }

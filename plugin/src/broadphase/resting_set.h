@@ -44,8 +44,6 @@ class RestingSet {
   /// Starts an update of `table` in which `changed` objects changed, `leaving_leaves` of them
   /// leaves that leave the set: prepares for the changed objects that leave the set or move inside their fat boxes.
   void start_update(const ObjectTable& table, std::size_t changed, std::size_t leaving_leaves);
-  /// True iff the resting object `o` leaves the set in this update: removed, or out of its fat box.
-  [[nodiscard]] static bool leaves(const Object& o) noexcept { return o.place == Place::resting && (!o.alive || o.leaving); }
   /// Takes the resting object `h` out (alive or just removed), its candidate hits to `diff` as
   /// ended; its place becomes none.
   void leave(Handle h, ObjectTable& table, PairDiff& diff);
@@ -82,7 +80,7 @@ class RestingSet {
   void rebuild_tree(const ObjectTable& table);
   void retest_list_by_list(const ObjectTable& table, PairDiff& diff);
   void retest_in_one_pass(const ObjectTable& table, PairDiff& diff);
-  void join_in_bulk(std::span<const Handle> joining, ObjectTable& table, const Config& config, PairDiff& diff);
+  void join_in_bulk(std::span<const Handle> joining, const ObjectTable& table, const Config& config, PairDiff& diff);
   /// Two resting objects whose fat boxes overlap: a candidate, unless their filters refuse it.
   void add_candidate(Handle a, Handle b, const ObjectTable& table, PairDiff& diff);
 
