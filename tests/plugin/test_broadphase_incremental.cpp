@@ -540,6 +540,74 @@ TEST(BroadphaseIncremental, StopAndStartEveryStep) {
   expect_activity(scene);
 }
 
+// 4b. The move buffer (docs/broadphase.md): a few movers among many resting objects keep,
+// while they stay inside their fat boxes, the list of resting objects their fat boxes meet, and
+// test their boxes against it and the objects that joined since. Around movers that jitter inside
+// their fat boxes for 40 updates (rest_after_querying keeps them moving): objects created
+// touching them (they rest at once), resting neighbours removed, their handles reused by new
+// ones beside the movers, neighbours that leave their fat boxes and come back to rest touching a
+// mover, and movers that jump out of their fat boxes now and then. Exact at every step.
+TEST(BroadphaseIncremental, MoversKeepTheirNearListsWhileTheyStayInTheirFatBoxes) {
+  constexpr std::uint32_t kObjects = 2000;
+  constexpr std::uint32_t kMovers = 8;
+  constexpr int kSteps = 60;
+  Config config;
+  config.rest_after_querying = 40;
+  const float side = scenes::cube_side(kObjects, 2.5f);
+  Scene scene(config);
+  Rng rng(4040);
+  std::vector<Handle> resting = populate(scene, rng, kObjects, side);
+  const std::vector<Handle> movers(resting.begin(), resting.begin() + kMovers);
+  resting.erase(resting.begin(), resting.begin() + kMovers);
+  for (int step = 0; step < kRestUpdates; ++step) ASSERT_TRUE(check_step(scene).ok);
+  // A box touching `b`: its own size, shifted by most of an edge along x.
+  const auto beside = [&](const Box& b) {
+    return scenes::moved(b, {0.8f * (b.max.x - b.min.x), u(rng, -0.2, 0.2), u(rng, -0.2, 0.2)});
+  };
+  std::vector<Handle> returning;  // neighbours sent away, to come back beside a mover
+  for (int step = 0; step < kSteps; ++step) {
+    for (std::size_t i = 0; i < movers.size(); ++i) {
+      const Handle m = movers[i];
+      const Box& b = scene.model.boxes.at(m);
+      // Out of its fat box on the first step and every 17th after, else a jitter inside it.
+      const bool jump = step % 17 == static_cast<int>(i % 17) || step == 0;
+      scene.set_box(m, jump ? scenes::moved(b, {u(rng, -3, 3), u(rng, -3, 3), u(rng, -3, 3)}) : scenes::nudged(rng, b, 1e-3f));
+    }
+    const Handle near = movers[static_cast<std::size_t>(step) % movers.size()];
+    const Box around = scene.model.boxes.at(near);
+    switch (step % 4) {
+      case 0:  // a new object touching a mover
+        scene.create(beside(around));
+        break;
+      case 1: {  // a resting object removed, and a new one (maybe in its handle, next update) beside a mover
+        const std::size_t k = rng.below(static_cast<std::uint32_t>(resting.size()));
+        scene.remove(resting[k]);
+        resting.erase(resting.begin() + static_cast<std::ptrdiff_t>(k));
+        break;
+      }
+      case 2: {  // a resting object sent far away; it comes back beside a mover two updates later
+        const std::size_t k = rng.below(static_cast<std::uint32_t>(resting.size()));
+        const Handle h = resting[k];
+        scene.set_box(h, scenes::moved(scene.model.boxes.at(h), {3 * side, 0, 0}));
+        returning.push_back(h);
+        break;
+      }
+      default:
+        if (!returning.empty()) {
+          scene.set_box(returning.back(), beside(around));
+          returning.pop_back();
+        }
+        resting.push_back(scene.create(beside(around)));
+        break;
+    }
+    const Checked c = check_step(scene);
+    ASSERT_TRUE(c.ok) << "step " << step;
+    EXPECT_LT(scene.bp.stats().moving * Config{}.resting_query_cost, scene.bp.stats().resting)
+        << "the movers should query the resting tree";
+  }
+  expect_activity(scene);
+}
+
 // 5. Filters of objects that never move change: to group/mask combinations that pass, refuse
 // and pass again, after the objects rested 30 and 55 updates; in the same step as a remove, and
 // as a move (in both orders); and set to the same filter, which changes nothing.

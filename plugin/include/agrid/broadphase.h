@@ -57,13 +57,15 @@ struct BroadphaseStats {
 
 /// Overlapping pairs of objects that come, move and go, at a cost per update that follows what
 /// changed, not the size of the world. Each object has a *fat* box (its box grown by
-/// Config::fat_margin of its longest edge), reset whenever its box leaves it. An object whose box
+/// Config::fat_margin of its longest edge), set afresh by an update that finds its box outside
+/// it. An object whose box
 /// has stayed in its fat box for Config::rest_after updates *rests*: its fat box sits in a
 /// balanced tree, and the pairs of resting objects whose fat boxes overlap are kept as
 /// candidates, so that a resting object that moves inside its fat box costs the exact re-test of
 /// its own candidates, and an unchanged one nothing. The other objects are *moving*: each update
 /// finds their pairs with the adaptive grid (the tree of grids on all threads when many) and
-/// queries the resting tree with their boxes. Pairs and queries are exact on the boxes as given
+/// tests their boxes against the resting objects their fat boxes meet (found in the resting
+/// tree when the fat box is set, kept while the box stays inside it). Pairs and queries are exact on the boxes as given
 /// (floats, compared without tolerance; double input is rounded outward to floats first, see
 /// agrid/float_rounding.h). Boxes are closed; an invalid box pairs with nothing. Results do not depend on the number of threads. See
 /// docs/broadphase.md for the costs of each kind of change.

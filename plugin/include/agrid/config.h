@@ -113,9 +113,10 @@ struct Config {
   std::uint32_t rest_after = 16;
 
   /// A moving object rests once its box has stayed inside its fat box for this many updates,
-  /// while the moving objects query the resting tree one by one (see resting_query_cost): an
-  /// object that stays moving then costs a query every update, so objects rest sooner than
-  /// rest_after lets them where one grid pairs both.
+  /// while the moving objects are paired with the resting ones one by one (see
+  /// resting_query_cost): an object that stays moving then costs the test of its near list every
+  /// update (the resting objects its fat box meets), so objects rest sooner than rest_after lets
+  /// them where one grid pairs both.
   std::uint32_t rest_after_querying = 4;
 
   /// A moving object rests once its box has not changed at all for this many updates (a body
@@ -123,9 +124,10 @@ struct Config {
   /// rest at once (unless the update is busy: half the objects new or out of their fat box).
   std::uint32_t rest_after_unchanged = 2;
 
-  /// What one moving object's query of the resting tree costs, in boxes given to the grid.
-  /// While the moving objects are fewer than the resting ones divided by this, each queries the
-  /// resting tree; otherwise one grid over both finds their pairs. Measured (docs/benchmarks.md).
+  /// What one moving object's pairing with the resting objects costs (the test of its near list,
+  /// and now and then a query of the resting tree), in boxes given to the grid. While the moving
+  /// objects are fewer than the resting ones divided by this, each is paired so; otherwise one
+  /// grid over both finds their pairs. Measured (docs/benchmarks.md).
   std::uint32_t resting_query_cost = 16;
   ///@}
 

@@ -224,7 +224,7 @@ std::span<const Pair> BroadphaseCore::pairs() const {
 const char* BroadphaseCore::problem() const {
   if (const char* p = table_.problem()) return p;
   if (const char* p = resting_.problem(table_)) return p;
-  if (const char* p = moving_.problem(table_)) return p;
+  if (const char* p = moving_.problem(table_, resting_)) return p;
   if (const char* p = diff_.problem()) return p;
   return all_pairs_.problem();
 }

@@ -53,14 +53,15 @@ void MovingSet::find_pairs(const ObjectTable& table, const RestingSet& resting, 
   const bool query = static_cast<std::uint64_t>(moving_.size()) * config_.resting_query_cost < resting_tree.leaves();
   pairing_ = query ? Pairing::tree_queries : Pairing::one_grid;
   if (query) {
-    pair_with_tree_queries(table, resting_tree, keys);
+    pair_with_tree_queries(table, resting, keys);
   } else {
     pair_in_one_grid(table, keys);
+    near_current_ = false;  // the near lists were not carried through this update's joins
   }
   paired_recently_.note(query ? moving_.size() : table.size());
 }
 
-void MovingSet::pair_with_tree_queries(const ObjectTable& table, const WideTree& resting_tree,
+void MovingSet::pair_with_tree_queries(const ObjectTable& table, const RestingSet& resting,
                                        std::vector<std::uint64_t>& keys) {
   // Moving x moving: the grid's pairs come sorted and the moving handles ascending, so the keys
   // come sorted.
@@ -72,21 +73,28 @@ void MovingSet::pair_with_tree_queries(const ObjectTable& table, const WideTree&
     const Handle b = moving_[j];
     if (passes_filters(table, a, b)) keys.push_back(pair_key(a, b));
   }
-  // Moving x resting: each moving object queries the tree, in fixed units of work.
-  const std::size_t units = resting_tree.leaves() == 0 ? 0 : (moving_.size() + kQueriesPerWork - 1) / kQueriesPerWork;
+  // Moving x resting: each moving object's near list (the resting objects whose fat boxes meet
+  // its own), in fixed units of work, then its box tested against each.
+  const bool lists_hold = near_current_ && !resting.joined_in_bulk();
+  const std::size_t units = resting.tree().leaves() == 0 ? 0 : (moving_.size() + kQueriesPerWork - 1) / kQueriesPerWork;
   if (unit_keys_.size() < units) unit_keys_.resize(units);
+  if (unit_near_.size() < units) unit_near_.resize(units);
   const auto query_unit = [&](std::size_t u) {
     std::vector<std::uint64_t>& out = unit_keys_[u];
+    NearLists& near = unit_near_[u];
     out.clear();
+    near.clear();
     const std::size_t end = std::min(moving_.size(), (u + 1) * kQueriesPerWork);
     for (std::size_t k = u * kQueriesPerWork; k < end; ++k) {
       const Handle a = moving_[k];
       const Box& box = table.box(a);
       if (!is_valid(box)) continue;
-      resting_tree.query(box, [&](std::uint32_t b) {
+      const std::size_t first = near.start(a);
+      find_near(table, resting, lists_hold, a, near);
+      for (std::size_t n = first; n < near.handles.size(); ++n) {
+        const Handle b = near.handles[n];
         if (boxes_meet(box, table.box(b)) && passes_filters(table, a, b)) out.push_back(pair_key(a, b));
-        return true;
-      });
+      }
     }
   };
   if (units == 1) {
@@ -95,9 +103,64 @@ void MovingSet::pair_with_tree_queries(const ObjectTable& table, const WideTree&
     parallel_for(std::size_t{0}, units, query_unit);
   }
   resting_keys_.clear();
-  for (std::size_t u = 0; u < units; ++u) resting_keys_.insert(resting_keys_.end(), unit_keys_[u].begin(), unit_keys_[u].end());
+  near_.clear();
+  for (std::size_t u = 0; u < units; ++u) {
+    resting_keys_.insert(resting_keys_.end(), unit_keys_[u].begin(), unit_keys_[u].end());
+    near_.append(unit_near_[u]);
+  }
+  near_current_ = true;
   std::sort(resting_keys_.begin(), resting_keys_.end());
   merge_in(keys, resting_keys_);
+}
+
+bool MovingSet::NearLists::find(Handle a, std::span<const Handle>* list) const noexcept {
+  const auto it = std::lower_bound(members.begin(), members.end(), a);
+  if (it == members.end() || *it != a) return false;
+  const auto i = static_cast<std::size_t>(it - members.begin());
+  const std::size_t end = i + 1 < starts.size() ? starts[i + 1] : handles.size();
+  *list = std::span<const Handle>(handles).subspan(starts[i], end - starts[i]);
+  return true;
+}
+
+void MovingSet::NearLists::append(const NearLists& other) {
+  AGRID_ASSERT(members.empty() || other.members.empty() || members.back() < other.members.front());
+  const auto base = static_cast<std::uint32_t>(handles.size());
+  members.insert(members.end(), other.members.begin(), other.members.end());
+  for (const std::uint32_t start : other.starts) starts.push_back(base + start);
+  handles.insert(handles.end(), other.handles.begin(), other.handles.end());
+}
+
+void MovingSet::find_near(const ObjectTable& table, const RestingSet& resting, bool lists_hold, Handle a,
+                          NearLists& out) const {
+  // Its last list holds every leaf that met its fat box then, unless the fat box was set afresh
+  // since (it left it): the leaves still there, and those that joined in this update whose fat
+  // boxes meet its own, make this update's list (a leaf that left and joined again may come
+  // twice: sorted out). Else the resting tree is queried with its fat box.
+  const Motion& m = table.motion(a);
+  std::span<const Handle> last;
+  const bool kept = lists_hold && m.fat_set_at != table.now() - 1 && near_.find(a, &last);
+  const WideTree& tree = resting.tree();
+  const std::size_t first = out.handles.size();
+  if (!kept) {
+    tree.query(m.fat, [&](std::uint32_t b) {
+      out.handles.push_back(b);
+      return true;
+    });
+    return;
+  }
+  for (const Handle b : last) {
+    if (tree.contains(b)) out.handles.push_back(b);
+  }
+  const std::size_t still = out.handles.size();
+  const std::span<const Handle> joined = resting.joined_handles();
+  resting.joined_tree().query(m.fat, [&](std::uint32_t j) {
+    out.handles.push_back(joined[j]);
+    return true;
+  });
+  if (out.handles.size() != still) {
+    std::sort(out.handles.begin() + static_cast<std::ptrdiff_t>(first), out.handles.end());
+    out.handles.erase(std::unique(out.handles.begin() + static_cast<std::ptrdiff_t>(first), out.handles.end()), out.handles.end());
+  }
 }
 
 void MovingSet::pair_in_one_grid(const ObjectTable& table, std::vector<std::uint64_t>& keys) {
@@ -219,6 +282,10 @@ void MovingSet::give_back(const WorldSize& world) {
   shrink_if_far_below(unit_keys_, units);
   for (std::vector<std::uint64_t>& unit : unit_keys_) shrink_if_far_below(unit, keys);
   shrink_if_far_below(resting_keys_, keys);
+  if (unit_near_.size() > unit_keys_.size()) unit_near_.resize(unit_keys_.size());
+  shrink_if_far_below(unit_near_, unit_keys_.size());
+  for (NearLists& lists : unit_near_) lists.give_back();
+  near_.give_back();
   // The query tree is rebuilt from nothing when asked: when the moving sets of late are far
   // smaller than it has room for, it is dropped (kept otherwise, so a queried world of a steady
   // size allocates nothing a step).
@@ -233,15 +300,16 @@ void MovingSet::give_back(const WorldSize& world) {
 }
 
 std::size_t MovingSet::bytes_held() const noexcept {
-  std::size_t unit_bytes = heap_bytes(unit_keys_);
+  std::size_t unit_bytes = heap_bytes(unit_keys_) + heap_bytes(unit_near_) + near_.bytes_held();
   for (const std::vector<std::uint64_t>& keys : unit_keys_) unit_bytes += heap_bytes(keys);
+  for (const NearLists& lists : unit_near_) unit_bytes += lists.bytes_held();
   return heap_bytes(moving_) + heap_bytes(next_moving_) + heap_bytes(grid_boxes_) +
          heap_bytes(grid_moving_) + heap_bytes(grid_pairs_) + unit_bytes + heap_bytes(resting_keys_) +
          finder_.bytes_held() + direct_pairs_.bytes_held() + query_tree_.bytes_held() +
          heap_bytes(query_entries_) + heap_bytes(query_leaves_) + heap_bytes(query_next_leaves_);
 }
 
-const char* MovingSet::problem(const ObjectTable& table) const {
+const char* MovingSet::problem(const ObjectTable& table, const RestingSet& resting) const {
   if (!ascends_strictly(moving_)) {
     return "MovingSet: the members do not ascend, or repeat";
   }
@@ -253,6 +321,21 @@ const char* MovingSet::problem(const ObjectTable& table) const {
   std::size_t placed_moving = 0;
   for (Handle h = 0; h < table.size(); ++h) placed_moving += table.alive(h) && table.place(h) == Place::moving;
   if (placed_moving != moving_.size()) return "MovingSet: a moving object is not a member";
+  if (near_current_) {
+    if (!ascends_strictly(near_.members)) return "MovingSet: the near lists' members do not ascend, or repeat";
+    for (std::size_t i = 0; i < near_.members.size(); ++i) {
+      const Handle a = near_.members[i];
+      if (!std::binary_search(moving_.begin(), moving_.end(), a)) return "MovingSet: a near list is not a member's";
+      std::span<const Handle> list;
+      if (!near_.find(a, &list)) return "MovingSet: a near list's member cannot be found";
+      const char* missing = nullptr;
+      resting.tree().query(table.motion(a).fat, [&](std::uint32_t b) {
+        if (std::find(list.begin(), list.end(), b) == list.end()) missing = "MovingSet: a near list misses a resting object";
+        return missing == nullptr;
+      });
+      if (missing != nullptr) return missing;
+    }
+  }
   if (query_tree_current_.load(std::memory_order_acquire)) return query_tree_problem(table);
   return nullptr;
 }

@@ -16,6 +16,7 @@
 #include "broadphase/wide_tree.h"
 #include "broadphase/world_size.h"
 #include "grid/direct_pairs.h"
+#include "common/slack_growth.h"
 
 namespace agrid::detail {
 
@@ -29,7 +30,8 @@ enum class Pairing : std::uint8_t {
 /// The moving objects, the pair finder that pairs them, and the tree their queries walk.
 /// Invariant (problem()): members() are exactly the live objects placed moving, ascending; the
 /// query tree, when current, holds their valid boxes as they were at the first query after the
-/// last update.
+/// last update; after an update that paired by tree queries, the near lists are of members, and
+/// each holds every resting leaf whose fat box meets its member's fat box.
 class MovingSet {
  public:
   explicit MovingSet(const Config& config) : config_(config), finder_(config) {}
@@ -47,7 +49,10 @@ class MovingSet {
   /// one grid over the moving and resting boxes when many do.
   void find_pairs(const ObjectTable& table, const RestingSet& resting, PairDiff& diff);
   /// The update found no pairs (update_queries()).
-  void found_no_pairs() noexcept { pairing_ = Pairing::none; }
+  void found_no_pairs() noexcept {
+    pairing_ = Pairing::none;
+    near_current_ = false;  // the near lists were not carried through this update's joins
+  }
   /// How the last update paired the moving objects.
   [[nodiscard]] Pairing pairing() const noexcept { return pairing_; }
 
@@ -59,8 +64,9 @@ class MovingSet {
   /// Gives memory back where it is far below what the world asks (slack_growth.h).
   [[gnu::cold]] void give_back(const WorldSize& world);
   [[nodiscard]] std::size_t bytes_held() const noexcept;
-  /// Null if the invariant holds for `table`, else what is broken. O(objects).
-  [[nodiscard, gnu::cold]] const char* problem(const ObjectTable& table) const;
+  /// Null if the invariant holds for `table` and `resting`, else what is broken. O(objects), and
+  /// a query of the resting tree a member with a near list.
+  [[nodiscard, gnu::cold]] const char* problem(const ObjectTable& table, const RestingSet& resting) const;
   /// Null if the query tree's leaves are the members with a valid box, each with its box in
   /// `table`, and its own invariant holds: right after it was brought up to date. O(members).
   [[nodiscard, gnu::cold]] const char* query_tree_problem(const ObjectTable& table) const;
@@ -71,7 +77,40 @@ class MovingSet {
   [[nodiscard]] bool passes_filters(const ObjectTable& table, Handle a, Handle b) const noexcept {
     return !filters_decide_ || passes(table.filter(a), table.filter(b));
   }
-  void pair_with_tree_queries(const ObjectTable& table, const WideTree& resting_tree, std::vector<std::uint64_t>& keys);
+  /// Lists of resting objects by moving object: the members ascending, each with its list.
+  struct NearLists {
+    std::vector<Handle> members;
+    std::vector<std::uint32_t> starts;  ///< By member: where its list starts in `handles`.
+    std::vector<Handle> handles;
+    void clear() noexcept {
+      members.clear();
+      starts.clear();
+      handles.clear();
+    }
+    /// Starts the list of `a` (above every member so far); returns where it starts.
+    std::size_t start(Handle a) {
+      members.push_back(a);
+      starts.push_back(static_cast<std::uint32_t>(handles.size()));
+      return handles.size();
+    }
+    /// The list of `a`; false if `a` has none.
+    [[nodiscard]] bool find(Handle a, std::span<const Handle>* list) const noexcept;
+    /// Adds `other`'s lists, whose members are above these.
+    void append(const NearLists& other);
+    /// Gives memory back where far below what the lists now use (slack_growth.h).
+    void give_back() {
+      shrink_if_far_below(members, members.size());
+      shrink_if_far_below(starts, starts.size());
+      shrink_if_far_below(handles, handles.size());
+    }
+    [[nodiscard]] std::size_t bytes_held() const noexcept { return heap_bytes(members) + heap_bytes(starts) + heap_bytes(handles); }
+  };
+
+  void pair_with_tree_queries(const ObjectTable& table, const RestingSet& resting, std::vector<std::uint64_t>& keys);
+  /// Appends the list of the moving object `a` (valid box) to `out`: every resting object whose
+  /// fat box meets a's, and maybe some that no longer do. `lists_hold`: near_ holds the last
+  /// update's lists, and every leaf since joined one by one.
+  void find_near(const ObjectTable& table, const RestingSet& resting, bool lists_hold, Handle a, NearLists& out) const;
   void pair_in_one_grid(const ObjectTable& table, std::vector<std::uint64_t>& keys);
   /// Makes grid_pairs_ hold the pairs of `boxes` (by index), sorted, found by the pair finder.
   void find_grid_pairs(std::span<const Box> boxes);
@@ -99,7 +138,13 @@ class MovingSet {
   std::vector<Box> grid_boxes_;              ///< The moving boxes, for their grid.
   std::vector<std::uint8_t> grid_moving_;    ///< One grid over all: whether each object moves, by handle.
   std::vector<Pair> grid_pairs_;
-  std::vector<std::vector<std::uint64_t>> unit_keys_;  ///< Per unit of tree queries.
+  std::vector<std::vector<std::uint64_t>> unit_keys_;  ///< Per unit of tree queries ...
+  std::vector<NearLists> unit_near_;                   ///< ... and its members' near lists.
+  /// The move buffer (Box2D's): the last update's near lists, where it paired by tree queries
+  /// (near_current_). A moving object that stays in its fat box tests its box against its list
+  /// and the objects that joined since, rather than query the whole resting tree again.
+  NearLists near_;
+  bool near_current_ = false;
   std::vector<std::uint64_t> resting_keys_;  ///< The moving x resting keys, sorted apart.
   /// The moving set for queries: brought up to date by the first query after an update (Box2D's
   /// tree of moving proxies, made only when asked), so that an update that is not queried costs

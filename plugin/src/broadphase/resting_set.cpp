@@ -145,7 +145,8 @@ void RestingSet::join(std::span<const Handle> joining, ObjectTable& table, const
     table.set_place(h, Place::resting);
   }
   resting_ += static_cast<std::uint32_t>(joining.size());
-  if (joining.size() > tree_.leaves()) {
+  joined_in_bulk_ = joining.size() > tree_.leaves();
+  if (joined_in_bulk_) {
     join_in_bulk(joining, table, config, diff);
     return;
   }
@@ -167,7 +168,7 @@ void RestingSet::join(std::span<const Handle> joining, ObjectTable& table, const
   joining_tree_.for_each_overlap_within(
       [&](std::uint32_t x, std::uint32_t y) { add_candidate(handle[x], handle[y], table, diff); });
   for (const WideTree::Entry& e : join_entries_) tree_.insert(handle[e.object], e.box);
-  joining_tree_.clear();  // its memory is kept; no leaf outlives the update
+  // joining_tree_ stays for the moving set's queries (joined_tree()), cleared by give_back().
 }
 
 void RestingSet::join_in_bulk(std::span<const Handle> joining, const ObjectTable& table, const Config& config,
@@ -216,6 +217,7 @@ void RestingSet::give_back(const WorldSize& world) {
   shrink_if_far_below(retest_, handles);
   shrink_if_far_below(retest_records_, world.keys(recent_records_));
   // The joining tree, built afresh each update, keeps room as a list of the step's handles does.
+  joining_tree_.clear();  // its memory is kept; no leaf outlives the update
   if (far_below(handles, joining_tree_.leaf_room(), joining_tree_.bytes_held())) joining_tree_ = WideTree();
   joining_tree_.end_objects_at(handles);
   shrink_if_far_below(join_entries_, handles);

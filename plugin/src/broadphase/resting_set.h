@@ -61,6 +61,13 @@ class RestingSet {
   void join(std::span<const Handle> joining, ObjectTable& table, const Config& config, PairDiff& diff);
 
   [[nodiscard]] const WideTree& tree() const noexcept { return tree_; }
+  /// True iff this update's join() built the tree afresh (more joined than rested): then
+  /// joined_tree() is empty, and any leaf may be new.
+  [[nodiscard]] bool joined_in_bulk() const noexcept { return joined_in_bulk_; }
+  /// The objects that joined in this update (unless in bulk): a tree of their fat boxes whose
+  /// leaves are indices into joined_handles(), until give_back() at the update's end.
+  [[nodiscard]] const WideTree& joined_tree() const noexcept { return joining_tree_; }
+  [[nodiscard]] std::span<const Handle> joined_handles() const noexcept { return join_handles_; }
   [[nodiscard]] const CandidatePairs& candidates() const noexcept { return candidates_; }
   /// Resting objects (with an invalid box too).
   [[nodiscard]] std::uint32_t size() const noexcept { return resting_; }
@@ -103,6 +110,7 @@ class RestingSet {
   std::uint64_t scanned_at_ = 0;               ///< ... and the update that last made such a pass.
   bool scan_ready_ = false;                    ///< scan_boxes_ covers the table, and moved_inside() writes it.
   bool rebuild_ = false;                       ///< So many leave that the tree is rebuilt (kRebuildShare).
+  bool joined_in_bulk_ = false;                ///< This update's join() built the tree afresh.
   std::uint64_t updates_ = 0;                  ///< The update under way (start_update()).
 };
 
