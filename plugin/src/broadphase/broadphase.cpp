@@ -105,11 +105,7 @@ void BroadphaseCore::take_changes() {
     }
     chunk_counts_[c] = counts;
   };
-  if (chunks > 1) {
-    parallel_for(std::size_t{0}, chunks, take_chunk);
-  } else if (chunks == 1) {
-    take_chunk(0);
-  }
+  for_each_unit(chunks, take_chunk);
   ChangeCounts counts;
   for (const ChangeCounts& c : chunk_counts_) {
     counts.restless += c.restless;

@@ -97,11 +97,7 @@ void MovingSet::pair_with_tree_queries(const ObjectTable& table, const RestingSe
       }
     }
   };
-  if (units == 1) {
-    query_unit(0);  // waking other threads would cost more than the unit
-  } else if (units > 1) {
-    parallel_for(std::size_t{0}, units, query_unit);
-  }
+  for_each_unit(units, query_unit);
   resting_keys_.clear();
   near_.clear();
   for (std::size_t u = 0; u < units; ++u) {

@@ -13,6 +13,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 
+#include <cstddef>
+
 #if defined(__SANITIZE_THREAD__)
 #define AGRID_THREAD_SANITIZER 1
 #elif defined(__has_feature)
@@ -106,6 +108,17 @@ void parallel_for(Index first, Index last, const Body& body, const Partitioner&.
   const auto run = [&body](Index i) { body(i); };
   ForkJoin::written(body, run);
   tbb::parallel_for(first, last, OrderedBody<decltype(run)>(run, order), partitioner...);
+}
+
+/// Calls body(u) for every unit of work u in [0, units): on the calling thread when there is one
+/// (waking another thread would cost more than the unit), else in parallel.
+template <class Body>
+void for_each_unit(std::size_t units, const Body& body) {
+  if (units == 1) {
+    body(std::size_t{0});
+  } else if (units > 1) {
+    parallel_for(std::size_t{0}, units, body);
+  }
 }
 
 }  // namespace agrid::detail
