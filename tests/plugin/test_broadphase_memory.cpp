@@ -17,7 +17,7 @@
 
 #include "agrid/agrid.h"
 #include "broadphase/candidate_pairs.h"
-#include "broadphase/wide_tree.h"
+#include "box_tree/box_tree.h"
 #include "broadphase/world_size.h"
 #include "common/box_ops.h"
 #include "common/slack_growth.h"
@@ -314,10 +314,10 @@ TEST(ShrinkRule, ShrinksFarBelowCapacityToTwiceTheUse) {
   EXPECT_FALSE(detail::shrink_if_far_below(small, 0)) << "16 KiB and less are kept";
 }
 
-TEST(WideTreeMemory, CompactsKeepingItsLeavesAndQueries) {
+TEST(BoxTreeMemory, CompactsKeepingItsLeavesAndQueries) {
   constexpr std::uint32_t kLeaves = 20000;
   Rng rng(5);
-  detail::WideTree tree;
+  detail::BoxTree tree;
   std::map<std::uint32_t, Box> box_of;  // by object
   for (std::uint32_t object = 0; object < kLeaves; ++object) {
     const Box box = random_box(rng, 60.0f);

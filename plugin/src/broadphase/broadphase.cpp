@@ -49,11 +49,11 @@ struct SegmentQuery {
   return is_valid(box) && query.prepared.meets(box, &t);
 }
 template <class Visit>
-bool walk(const WideTree& tree, const Box& query, Visit&& visit) {
+bool walk(const BoxTree& tree, const Box& query, Visit&& visit) {
   return tree.query(query, visit);
 }
 template <class Visit>
-bool walk(const WideTree& tree, const SegmentQuery& query, Visit&& visit) {
+bool walk(const BoxTree& tree, const SegmentQuery& query, Visit&& visit) {
   return tree.query(query.nodes, visit);
 }
 

@@ -48,7 +48,7 @@ void MovingSet::find_pairs(const ObjectTable& table, const RestingSet& resting, 
   // A few moving objects query the resting tree one by one; many are paired with the resting
   // objects by one grid over both, which costs less than their queries.
   std::vector<std::uint64_t>& keys = diff.next_moving_keys();
-  const WideTree& resting_tree = resting.tree();
+  const BoxTree& resting_tree = resting.tree();
   filters_decide_ = !table.filters_pass_all();
   const bool query = static_cast<std::uint64_t>(moving_.size()) * config_.resting_query_cost < resting_tree.leaves();
   pairing_ = query ? Pairing::tree_queries : Pairing::one_grid;
@@ -135,7 +135,7 @@ void MovingSet::find_near(const ObjectTable& table, const RestingSet& resting, b
   const Motion& m = table.motion(a);
   std::span<const Handle> last;
   const bool kept = lists_hold && m.fat_set_at != table.now() - 1 && near_.find(a, &last);
-  const WideTree& tree = resting.tree();
+  const BoxTree& tree = resting.tree();
   const std::size_t first = out.handles.size();
   if (!kept) {
     tree.query(m.fat, [&](std::uint32_t b) {
@@ -190,7 +190,7 @@ void MovingSet::find_grid_pairs(std::span<const Box> boxes) {
   finder_.find_pairs(boxes, grid_pairs_);
 }
 
-const WideTree& MovingSet::query_tree(const ObjectTable& table) const {
+const BoxTree& MovingSet::query_tree(const ObjectTable& table) const {
   if (query_tree_current_.load(std::memory_order_acquire)) return query_tree_;
   const std::lock_guard<std::mutex> lock(query_tree_mutex_);
   if (!query_tree_current_.load(std::memory_order_relaxed)) {
@@ -252,7 +252,7 @@ bool MovingSet::refit_query_tree(const ObjectTable& table) const {
   }
   for (; old_leaf != query_leaves_.end(); ++old_leaf) query_tree_.remove(*old_leaf);
   query_tree_.refit();
-  for (const WideTree::Entry& e : query_entries_) query_tree_.insert(e.object, e.box);
+  for (const BoxTree::Entry& e : query_entries_) query_tree_.insert(e.object, e.box);
   std::swap(query_leaves_, query_next_leaves_);
   return true;
 }
@@ -286,7 +286,7 @@ void MovingSet::give_back(const WorldSize& world) {
   // smaller than it has room for, it is dropped (kept otherwise, so a queried world of a steady
   // size allocates nothing a step).
   if (far_below(paired, query_tree_.leaf_room(), query_tree_.bytes_held())) {
-    query_tree_ = WideTree();
+    query_tree_ = BoxTree();
     query_leaves_.clear();
     query_tree_current_.store(false, std::memory_order_relaxed);
   }

@@ -13,7 +13,7 @@
 #include "broadphase/object_table.h"
 #include "broadphase/pair_diff.h"
 #include "broadphase/resting_set.h"
-#include "broadphase/wide_tree.h"
+#include "box_tree/box_tree.h"
 #include "broadphase/world_size.h"
 #include "grid/direct_pairs.h"
 #include "common/slack_growth.h"
@@ -59,7 +59,7 @@ class MovingSet {
   /// The tree for queries over the members' boxes in `table`, brought up to date if it is stale
   /// (refitted, or built afresh: kQueryTreeRefits). Safe from several queries at once (the first
   /// brings it up to date under a lock).
-  const WideTree& query_tree(const ObjectTable& table) const;
+  const BoxTree& query_tree(const ObjectTable& table) const;
 
   /// Gives memory back where it is far below what the world asks (slack_growth.h).
   [[gnu::cold]] void give_back(const WorldSize& world);
@@ -151,10 +151,10 @@ class MovingSet {
   /// nothing for queries, and a query walks two trees of the same kind. Kept between updates and
   /// refitted (Jolt's way: a refit is O(leaves), a build O(leaves log leaves)), built afresh
   /// every kQueryTreeRefits refits, as its bounds spread.
-  mutable WideTree query_tree_;
+  mutable BoxTree query_tree_;
   mutable std::atomic<bool> query_tree_current_{false};
   mutable std::mutex query_tree_mutex_;
-  mutable std::vector<WideTree::Entry> query_entries_;  ///< The build's scratch, under the lock.
+  mutable std::vector<BoxTree::Entry> query_entries_;  ///< The build's scratch, under the lock.
   mutable std::vector<Handle> query_leaves_;            ///< The tree's leaves, ascending.
   mutable std::vector<Handle> query_next_leaves_;       ///< A refit's scratch.
   mutable std::uint32_t query_refits_ = 0;              ///< Refits since the tree was last built.

@@ -68,7 +68,7 @@ void RestingSet::settle(const ObjectTable& table, PairDiff& diff) {
 }
 
 void RestingSet::rebuild_tree(const ObjectTable& table) {
-  std::vector<WideTree::Entry> entries;
+  std::vector<BoxTree::Entry> entries;
   for (Handle h = 0; h < table.size(); ++h) {
     if (table.place(h) == Place::resting && tree_.contains(h)) entries.push_back({table.motion(h).fat, h});
   }
@@ -164,10 +164,10 @@ void RestingSet::join(std::span<const Handle> joining, ObjectTable& table, const
   }
   joining_tree_.build(join_entries_);
   const Handle* const handle = join_handles_.data();
-  WideTree::for_each_overlap(joining_tree_, tree_, [&](std::uint32_t x, Handle b) { add_candidate(handle[x], b, table, diff); });
+  BoxTree::for_each_overlap(joining_tree_, tree_, [&](std::uint32_t x, Handle b) { add_candidate(handle[x], b, table, diff); });
   joining_tree_.for_each_overlap_within(
       [&](std::uint32_t x, std::uint32_t y) { add_candidate(handle[x], handle[y], table, diff); });
-  for (const WideTree::Entry& e : join_entries_) tree_.insert(handle[e.object], e.box);
+  for (const BoxTree::Entry& e : join_entries_) tree_.insert(handle[e.object], e.box);
   // joining_tree_ stays for the moving set's queries (joined_tree()), cleared by give_back().
 }
 
@@ -176,7 +176,7 @@ void RestingSet::join_in_bulk(std::span<const Handle> joining, const ObjectTable
   // More join than rest already: the tree is built afresh over all resting objects (a better
   // tree than one grown leaf by leaf), and one grid finds the candidates with a joining member.
   // The grid and its scratch are this call's own: the moving set's keep their memory.
-  std::vector<WideTree::Entry> entries;
+  std::vector<BoxTree::Entry> entries;
   std::vector<Box> fat_boxes;
   std::vector<std::uint8_t> entry_joins;  // by entry: whether its object is joining
   auto next_joining = joining.begin();
@@ -218,7 +218,7 @@ void RestingSet::give_back(const WorldSize& world) {
   shrink_if_far_below(retest_records_, world.keys(recent_records_));
   // The joining tree, built afresh each update, keeps room as a list of the step's handles does.
   joining_tree_.clear();  // its memory is kept; no leaf outlives the update
-  if (far_below(handles, joining_tree_.leaf_room(), joining_tree_.bytes_held())) joining_tree_ = WideTree();
+  if (far_below(handles, joining_tree_.leaf_room(), joining_tree_.bytes_held())) joining_tree_ = BoxTree();
   joining_tree_.end_objects_at(handles);
   shrink_if_far_below(join_entries_, handles);
   shrink_if_far_below(join_handles_, handles);

@@ -8,10 +8,10 @@
 
 #include "agrid/broadphase.h"
 #include "broadphase/candidate_pairs.h"
-#include "broadphase/lanes4.h"
+#include "box_tree/lanes4.h"
 #include "broadphase/object_table.h"
 #include "broadphase/pair_diff.h"
-#include "broadphase/wide_tree.h"
+#include "box_tree/box_tree.h"
 #include "broadphase/world_size.h"
 
 namespace agrid::detail {
@@ -60,13 +60,13 @@ class RestingSet {
   /// candidates at rest (the new hits to `diff`).
   void join(std::span<const Handle> joining, ObjectTable& table, const Config& config, PairDiff& diff);
 
-  [[nodiscard]] const WideTree& tree() const noexcept { return tree_; }
+  [[nodiscard]] const BoxTree& tree() const noexcept { return tree_; }
   /// True iff this update's join() built the tree afresh (more joined than rested): then
   /// joined_tree() is empty, and any leaf may be new.
   [[nodiscard]] bool joined_in_bulk() const noexcept { return joined_in_bulk_; }
   /// The objects that joined in this update (unless in bulk): a tree of their fat boxes whose
   /// leaves are indices into joined_handles(), until give_back() at the update's end.
-  [[nodiscard]] const WideTree& joined_tree() const noexcept { return joining_tree_; }
+  [[nodiscard]] const BoxTree& joined_tree() const noexcept { return joining_tree_; }
   [[nodiscard]] std::span<const Handle> joined_handles() const noexcept { return join_handles_; }
   [[nodiscard]] const CandidatePairs& candidates() const noexcept { return candidates_; }
   /// Resting objects (with an invalid box too).
@@ -91,7 +91,7 @@ class RestingSet {
   /// Two resting objects whose fat boxes overlap: a candidate, unless their filters refuse it.
   void add_candidate(Handle a, Handle b, const ObjectTable& table, PairDiff& diff);
 
-  WideTree tree_;
+  BoxTree tree_;
   CandidatePairs candidates_;
   std::uint32_t resting_ = 0;
   // An update's scratch, kept for its memory.
@@ -102,8 +102,8 @@ class RestingSet {
   /// The joining objects with a valid fat box, a tree over them, and their handles: the tree's
   /// leaves are indices into join_handles_, so that its leaves' places by id take room for the
   /// joining objects, not for the whole table.
-  std::vector<WideTree::Entry> join_entries_;
-  WideTree joining_tree_;
+  std::vector<BoxTree::Entry> join_entries_;
+  BoxTree joining_tree_;
   std::vector<Handle> join_handles_;
   std::vector<ScanBox> scan_boxes_;            ///< By handle: the boxes, for a pass over all candidates ...
   std::vector<std::uint8_t> scan_moved_;       ///< ... and whether the object moved ...

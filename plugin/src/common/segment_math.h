@@ -56,7 +56,7 @@ struct PreparedSegment {
   [[nodiscard]] Vec3 owner_point(const Box& b, double t) const noexcept;
 };
 
-/// A prepared segment's conservative form in floats, for testing the wide tree's nodes four
+/// A prepared segment's conservative form in floats, for testing the box tree's nodes four
 /// children at once: may_meet() of a node box is false only if the segment misses that box.
 /// The box is first clipped to the segment's swept bounds (which changes nothing, as the swept
 /// path lies inside them, and keeps every number finite), then slab-tested in floats against

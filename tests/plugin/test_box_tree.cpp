@@ -1,4 +1,4 @@
-// The resting tree (plugin/src/broadphase/wide_tree.h) on its own: random inserts, removes, builds
+// The resting tree (plugin/src/box_tree/box_tree.h) on its own: random inserts, removes, builds
 // and refits with its invariant checked after each, box queries exactly equal to a brute-force loop, segment
 // queries never missing a box agrid::hits meets (its float node test is conservative), on
 // ordinary scenes and on the catalogue's huge, infinite, tiny and far boxes; and problem()
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "agrid/segment.h"
-#include "broadphase/wide_tree.h"
+#include "box_tree/box_tree.h"
 #include "common/box_ops.h"
 #include "common/segment_math.h"
 #include "oracle/oracle.h"
@@ -24,7 +24,7 @@ namespace agrid::test {
 namespace {
 
 /// What problem() says, "" when nothing.
-std::string problem_of(const detail::WideTree& tree) {
+std::string problem_of(const detail::BoxTree& tree) {
   const char* p = tree.problem();
   return p == nullptr ? "" : p;
 }
@@ -32,7 +32,7 @@ std::string problem_of(const detail::WideTree& tree) {
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 /// The objects of `tree` whose leaf a box query reports, sorted.
-std::vector<std::uint32_t> found_by(const detail::WideTree& tree, const Box& query) {
+std::vector<std::uint32_t> found_by(const detail::BoxTree& tree, const Box& query) {
   std::vector<std::uint32_t> found;
   tree.query(query, [&](std::uint32_t object) {
     found.push_back(object);
@@ -43,7 +43,7 @@ std::vector<std::uint32_t> found_by(const detail::WideTree& tree, const Box& que
 }
 
 /// The objects a segment query reports, sorted.
-std::vector<std::uint32_t> found_by(const detail::WideTree& tree, const Segment& segment) {
+std::vector<std::uint32_t> found_by(const detail::BoxTree& tree, const Segment& segment) {
   const detail::PreparedSegment prepared(segment);
   std::vector<std::uint32_t> found;
   tree.query(detail::NodeSegment(prepared), [&](std::uint32_t object) {
@@ -55,7 +55,7 @@ std::vector<std::uint32_t> found_by(const detail::WideTree& tree, const Segment&
 }
 
 /// Checks every query of `boxes` and `segments` against the leaves in `leaves` (object -> box).
-void expect_exact_queries(const detail::WideTree& tree, const std::map<std::uint32_t, Box>& leaves,
+void expect_exact_queries(const detail::BoxTree& tree, const std::map<std::uint32_t, Box>& leaves,
                           const std::vector<Box>& boxes, const std::vector<Segment>& segments) {
   for (const Box& query : boxes) {
     if (!is_valid(query)) continue;
@@ -80,7 +80,7 @@ void expect_exact_queries(const detail::WideTree& tree, const std::map<std::uint
 
 /// The tree's invariant holds, its leaves are exactly `leaves` with their boxes, and `queries`
 /// box and segment queries around them (seeded by `seed`) are exact.
-void expect_leaves_and_queries(const detail::WideTree& tree, const std::map<std::uint32_t, Box>& leaves,
+void expect_leaves_and_queries(const detail::BoxTree& tree, const std::map<std::uint32_t, Box>& leaves,
                                std::uint32_t queries, std::uint64_t seed) {
   ASSERT_EQ(problem_of(tree), "");
   ASSERT_EQ(tree.leaves(), leaves.size());
@@ -113,11 +113,11 @@ std::vector<Box> hard_scene(std::uint64_t seed, std::uint32_t count) {
   return boxes;
 }
 
-TEST(WideTree, RandomInsertsRemovesAndBuildsKeepItExact) {
+TEST(BoxTree, RandomInsertsRemovesAndBuildsKeepItExact) {
   for (const std::uint64_t seed : {1u, 2u, 3u}) {
     const std::vector<Box> scene = hard_scene(seed, 1500);
     Rng rng(seed * 7);
-    detail::WideTree tree;
+    detail::BoxTree tree;
     std::map<std::uint32_t, Box> leaves;
     const auto objects = static_cast<std::uint32_t>(scene.size());
     for (int round = 0; round < 6; ++round) {
@@ -141,7 +141,7 @@ TEST(WideTree, RandomInsertsRemovesAndBuildsKeepItExact) {
       for (const auto& [object, box] : leaves) present.push_back(box);
       if (round % 2 == 1) {
         // A build over what is there replaces the tree; inserts and removes go on from it.
-        std::vector<detail::WideTree::Entry> entries;
+        std::vector<detail::BoxTree::Entry> entries;
         for (const auto& [object, box] : leaves) entries.push_back({box, object});
         tree.build(entries);
         ASSERT_EQ(problem_of(tree), "");
@@ -158,14 +158,14 @@ TEST(WideTree, RandomInsertsRemovesAndBuildsKeepItExact) {
 // Leaves moved in place (set_leaf_box, then refit) on a built tree and on one grown by inserts,
 // with removals and inserts between refits, as the moving set's query tree is kept: the
 // invariant holds and queries stay exact after each refit.
-TEST(WideTree, RefitKeepsItExactAsLeavesMove) {
+TEST(BoxTree, RefitKeepsItExactAsLeavesMove) {
   for (const std::uint64_t seed : {4u, 5u}) {
     const std::vector<Box> scene = hard_scene(seed, 1200);
     Rng rng(seed * 11);
-    detail::WideTree tree;
+    detail::BoxTree tree;
     std::map<std::uint32_t, Box> leaves;
     const auto objects = static_cast<std::uint32_t>(scene.size());
-    std::vector<detail::WideTree::Entry> entries;
+    std::vector<detail::BoxTree::Entry> entries;
     for (std::uint32_t object = 0; object < objects; object += 2) {
       entries.push_back({scene[object], object});
       leaves[object] = scene[object];
@@ -173,7 +173,7 @@ TEST(WideTree, RefitKeepsItExactAsLeavesMove) {
     if (seed == 4) {
       tree.build(entries);
     } else {
-      for (const detail::WideTree::Entry& e : entries) tree.insert(e.object, e.box);
+      for (const detail::BoxTree::Entry& e : entries) tree.insert(e.object, e.box);
     }
     for (int round = 0; round < 8; ++round) {
       // Every leaf takes another box of the scene (far moves, huge and infinite boxes among
@@ -201,11 +201,11 @@ TEST(WideTree, RefitKeepsItExactAsLeavesMove) {
   }
 }
 
-TEST(WideTree, LeavesArrivingInOnePlaceKeepItShallow) {
+TEST(BoxTree, LeavesArrivingInOnePlaceKeepItShallow) {
   // Every box at the same place and then marching along one axis: the insertions that once grew
   // a chain (each new leaf paired one level deeper). A walk to any leaf is then at most a few
   // dozen nodes: the whole tree is reached by a query of everything in few node visits.
-  detail::WideTree tree;
+  detail::BoxTree tree;
   constexpr std::uint32_t kLeaves = 20000;
   for (std::uint32_t i = 0; i < kLeaves; ++i) {
     const float x = i < kLeaves / 2 ? 0.0f : static_cast<float>(i);
@@ -223,7 +223,7 @@ TEST(WideTree, LeavesArrivingInOnePlaceKeepItShallow) {
                        {Segment{{-5, 0.5f, 0.5f}, {30000, 0.5f, 0.5f}, {}}});
 }
 
-TEST(WideTree, SegmentsAtHugeAndTinyScalesNeverMissALeaf) {
+TEST(BoxTree, SegmentsAtHugeAndTinyScalesNeverMissALeaf) {
   // The float node test against the double exact test where floats round most: short segments
   // far from the origin, segments of denormal size, axis-aligned and grazing ones, extents.
   std::map<std::uint32_t, Box> leaves;
@@ -238,7 +238,7 @@ TEST(WideTree, SegmentsAtHugeAndTinyScalesNeverMissALeaf) {
       boxes.push_back({{x, y, z}, {x + e, y + e, z + e}});
     }
   }
-  detail::WideTree tree;
+  detail::BoxTree tree;
   for (std::uint32_t i = 0; i < boxes.size(); ++i) {
     tree.insert(i, boxes[i]);
     leaves[i] = boxes[i];
@@ -269,7 +269,7 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> overlapping_pairs(const std
   return pairs;
 }
 
-TEST(WideTree, DualWalksFindExactlyTheOverlappingLeaves) {
+TEST(BoxTree, DualWalksFindExactlyTheOverlappingLeaves) {
   // Two trees over overlapping halves of the hard scene (one built, one grown leaf by leaf, so
   // that their nodes differ in shape and depth), walked together and each within itself,
   // against every pair tested by brute force; sizes from empty and one leaf up.
@@ -278,11 +278,11 @@ TEST(WideTree, DualWalksFindExactlyTheOverlappingLeaves) {
     for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{5}, std::size_t{17}, scene.size()}) {
       SCOPED_TRACE(::testing::Message() << "seed " << seed << ", size " << size);
       Rng rng(seed + size);
-      detail::WideTree built;
-      detail::WideTree grown;
+      detail::BoxTree built;
+      detail::BoxTree grown;
       std::map<std::uint32_t, Box> in_built;
       std::map<std::uint32_t, Box> in_grown;
-      std::vector<detail::WideTree::Entry> entries;
+      std::vector<detail::BoxTree::Entry> entries;
       for (std::uint32_t i = 0; i < size; ++i) {
         if (rng.below(3) != 0) {
           entries.push_back({scene[i], i});
@@ -296,7 +296,7 @@ TEST(WideTree, DualWalksFindExactlyTheOverlappingLeaves) {
       built.build(entries);
       std::vector<std::pair<std::uint32_t, std::uint32_t>> found;
       const auto record = [&](std::uint32_t x, std::uint32_t y) { found.emplace_back(x, y); };
-      detail::WideTree::for_each_overlap(built, grown, record);
+      detail::BoxTree::for_each_overlap(built, grown, record);
       std::sort(found.begin(), found.end());
       EXPECT_EQ(found, overlapping_pairs(in_built, in_grown, false));
       for (const auto* tree : {&built, &grown}) {
@@ -313,8 +313,8 @@ TEST(WideTree, DualWalksFindExactlyTheOverlappingLeaves) {
   }
 }
 
-TEST(WideTree, ProblemSeesDamage) {
-  detail::WideTree tree;
+TEST(BoxTree, ProblemSeesDamage) {
+  detail::BoxTree tree;
   for (std::uint32_t i = 0; i < 100; ++i) tree.insert(i, Box{{float(i), 0, 0}, {float(i) + 1, 1, 1}});
   ASSERT_EQ(problem_of(tree), "");
   tree.damage_for_test(-0.5f);

@@ -1,5 +1,5 @@
 #pragma once
-// Lanes4 and Mask4: four floats tested at once, for the wide tree's nodes. SSE where the target
+// Lanes4 and Mask4: four floats tested at once, for the box tree's nodes. SSE where the target
 // has it (every x86-64), four scalar lanes elsewhere; both give the same answers.
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "broadphase/wide_tree.h"
+#include "box_tree/box_tree.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -75,10 +75,10 @@ struct SlotCosts {
 }
 
 /// Orders `entries` along the widest axis of their centres so that the first `count` come first.
-void split_at(std::span<WideTree::Entry> entries, std::size_t count) {
+void split_at(std::span<BoxTree::Entry> entries, std::size_t count) {
   float lo[3] = {centre(entries[0].box, 0), centre(entries[0].box, 1), centre(entries[0].box, 2)};
   float hi[3] = {lo[0], lo[1], lo[2]};
-  for (const WideTree::Entry& e : entries) {
+  for (const BoxTree::Entry& e : entries) {
     for (int a = 0; a < 3; ++a) {
       lo[a] = std::min(lo[a], centre(e.box, a));
       hi[a] = std::max(hi[a], centre(e.box, a));
@@ -89,26 +89,26 @@ void split_at(std::span<WideTree::Entry> entries, std::size_t count) {
     if (static_cast<double>(hi[a]) - lo[a] > static_cast<double>(hi[axis]) - lo[axis]) axis = a;
   }
   // The centres once, not once a comparison.
-  for (WideTree::Entry& e : entries) e.order = centre(e.box, axis);
+  for (BoxTree::Entry& e : entries) e.order = centre(e.box, axis);
   const auto middle = entries.begin() + static_cast<std::ptrdiff_t>(count);
   std::nth_element(entries.begin(), middle, entries.end(),
-                   [](const WideTree::Entry& x, const WideTree::Entry& y) { return x.order < y.order; });
+                   [](const BoxTree::Entry& x, const BoxTree::Entry& y) { return x.order < y.order; });
 }
 
 /// A node's children in a build: at most kWidth groups of entries, in place (a build makes a
 /// node for every three leaves or so; a heap list each would cost an allocation each).
 struct Groups {
-  std::array<std::span<WideTree::Entry>, WideTree::kWidth> spans;
+  std::array<std::span<BoxTree::Entry>, BoxTree::kWidth> spans;
   std::uint32_t count = 0;
-  void push_back(std::span<WideTree::Entry> group) noexcept {
-    AGRID_ASSERT(count < WideTree::kWidth);
+  void push_back(std::span<BoxTree::Entry> group) noexcept {
+    AGRID_ASSERT(count < BoxTree::kWidth);
     spans[count++] = group;
   }
 };
 
 /// Cuts `entries` into groups of `unit` (the last one smaller), appended to `groups`: the whole
 /// units of the lower half of the span first, along the widest axis, then the rest, recursively.
-void cut_into_units(std::span<WideTree::Entry> entries, std::size_t unit, Groups& groups) {
+void cut_into_units(std::span<BoxTree::Entry> entries, std::size_t unit, Groups& groups) {
   if (entries.size() <= unit) {
     groups.push_back(entries);
     return;
@@ -122,7 +122,7 @@ void cut_into_units(std::span<WideTree::Entry> entries, std::size_t unit, Groups
 
 }  // namespace
 
-void WideTree::NodeStack::grow() {
+void BoxTree::NodeStack::grow() {
   std::vector<std::uint32_t> bigger(2 * capacity_);
   std::copy(data_, data_ + size_, bigger.begin());
   heap_.swap(bigger);
@@ -130,17 +130,17 @@ void WideTree::NodeStack::grow() {
   capacity_ = heap_.size();
 }
 
-Box WideTree::box(std::uint32_t object) const noexcept {
+Box BoxTree::box(std::uint32_t object) const noexcept {
   AGRID_ASSERT(contains(object));
   return slot_box(place_[object].node(), place_[object].slot());
 }
 
-Box WideTree::slot_box(NodeId node, std::uint32_t slot) const noexcept {
+Box BoxTree::slot_box(NodeId node, std::uint32_t slot) const noexcept {
   const Node& n = nodes_[node.index()];
   return {{n.lo[0][slot], n.lo[1][slot], n.lo[2][slot]}, {n.hi[0][slot], n.hi[1][slot], n.hi[2][slot]}};
 }
 
-void WideTree::set_slot_box(NodeId node, std::uint32_t slot, const Box& box) noexcept {
+void BoxTree::set_slot_box(NodeId node, std::uint32_t slot, const Box& box) noexcept {
   Node& n = nodes_[node.index()];
   for (int a = 0; a < 3; ++a) {
     n.lo[a][slot] = box.min[a];
@@ -148,7 +148,7 @@ void WideTree::set_slot_box(NodeId node, std::uint32_t slot, const Box& box) noe
   }
 }
 
-Box WideTree::bounds(NodeId node) const noexcept {
+Box BoxTree::bounds(NodeId node) const noexcept {
   // An empty slot's inverted bounds (+inf, -inf) change no least or greatest.
   const Node& n = nodes_[node.index()];
   const auto least = [&](int a) { return Lanes4::load(n.lo[a]).min_lane(); };
@@ -156,13 +156,13 @@ Box WideTree::bounds(NodeId node) const noexcept {
   return {{least(0), least(1), least(2)}, {greatest(0), greatest(1), greatest(2)}};
 }
 
-WideTree::Child WideTree::child_at(NodeId node, std::uint32_t slot) const noexcept {
+BoxTree::Child BoxTree::child_at(NodeId node, std::uint32_t slot) const noexcept {
   const Node& n = nodes_[node.index()];
   const Box b = slot_box(node, slot);
   return n.is_leaf(slot) ? Child::of_object(n.child_object(slot), b) : Child::of_node(n.child_node(slot), b);
 }
 
-void WideTree::set_child(NodeId node, std::uint32_t slot, const Child& child) noexcept {
+void BoxTree::set_child(NodeId node, std::uint32_t slot, const Child& child) noexcept {
   Node& n = nodes_[node.index()];
   set_slot_box(node, slot, child.box);
   if (child.leaf) {
@@ -175,7 +175,7 @@ void WideTree::set_child(NodeId node, std::uint32_t slot, const Child& child) no
   }
 }
 
-void WideTree::take_slot(NodeId node, std::uint32_t slot) noexcept {
+void BoxTree::take_slot(NodeId node, std::uint32_t slot) noexcept {
   Node& n = nodes_[node.index()];
   AGRID_ASSERT(slot < n.count);
   const std::uint32_t last = n.count - 1u;
@@ -185,14 +185,14 @@ void WideTree::take_slot(NodeId node, std::uint32_t slot) noexcept {
   --n.count;
 }
 
-WideTree::NodeId WideTree::allocate() {
+BoxTree::NodeId BoxTree::allocate() {
   NodeId node = free_;
   if (!node.is_none()) {
     free_ = nodes_[node.index()].parent;
   } else {
     // A leaf's place is node * kWidth + slot in 32 bits.
     if (nodes_.size() >= LeafPlace::kMaxNodes) {
-      throw std::length_error("agrid::Broadphase: at most 2^30 - 1 resting tree nodes");
+      throw std::length_error("agrid::Broadphase: at most 2^30 - 1 nodes in a box tree");
     }
     grow_for_one(nodes_);
     nodes_.emplace_back();
@@ -211,14 +211,14 @@ WideTree::NodeId WideTree::allocate() {
   return node;
 }
 
-void WideTree::release(NodeId node) noexcept {
+void BoxTree::release(NodeId node) noexcept {
   nodes_[node.index()].count = 0;
   nodes_[node.index()].parent = free_;
   free_ = node;
   --in_use_;
 }
 
-void WideTree::clear() noexcept {
+void BoxTree::clear() noexcept {
   for (const Node& n : nodes_) {
     for (std::uint32_t s = 0; s < n.count; ++s) {
       if (n.is_leaf(s)) place_[n.child_object(s)] = LeafPlace::absent();
@@ -231,7 +231,7 @@ void WideTree::clear() noexcept {
   leaves_ = 0;
 }
 
-void WideTree::build(std::span<Entry> entries) {
+void BoxTree::build(std::span<Entry> entries) {
   clear();
   leaves_ = static_cast<std::uint32_t>(entries.size());
   for (const Entry& e : entries) {
@@ -249,7 +249,7 @@ void WideTree::build(std::span<Entry> entries) {
   root_ = build_node(entries, &box);
 }
 
-WideTree::NodeId WideTree::build_node(std::span<Entry> entries, Box* box) {
+BoxTree::NodeId BoxTree::build_node(std::span<Entry> entries, Box* box) {
   AGRID_ASSERT(entries.size() >= 2);
   const NodeId node = allocate();
   // Each child's subtree as full as can be: units of the largest power of kWidth below the
@@ -278,7 +278,7 @@ WideTree::NodeId WideTree::build_node(std::span<Entry> entries, Box* box) {
   return node;
 }
 
-void WideTree::insert(std::uint32_t object, const Box& box) {
+void BoxTree::insert(std::uint32_t object, const Box& box) {
   AGRID_ASSERT(is_valid(box) && !contains(object));
   if (object >= place_.size()) {
     grow_for_one(place_);
@@ -315,7 +315,7 @@ void WideTree::insert(std::uint32_t object, const Box& box) {
   add_child(node, Child::of_object(object, box));
 }
 
-void WideTree::add_child(NodeId node, Child child) {
+void BoxTree::add_child(NodeId node, Child child) {
   // A full node splits in two as a B-tree's does, and its new half joins the parent: the tree
   // deepens only when the root splits, so leaves arriving in one place never grow a chain.
   for (;;) {
@@ -345,7 +345,7 @@ void WideTree::add_child(NodeId node, Child child) {
   }
 }
 
-bool WideTree::add_to_sibling(NodeId node, const Child& child) {
+bool BoxTree::add_to_sibling(NodeId node, const Child& child) {
   // A full node's sibling with room takes the child instead, when that grows it by no more than
   // the child's own size: the nodes stay fuller than splits alone leave them (a B*-tree's
   // redistribution), which holds less memory and visits fewer nodes.
@@ -371,7 +371,7 @@ bool WideTree::add_to_sibling(NodeId node, const Child& child) {
   return true;
 }
 
-void WideTree::fill(NodeId node, std::span<const Child> children) noexcept {
+void BoxTree::fill(NodeId node, std::span<const Child> children) noexcept {
   AGRID_ASSERT(children.size() <= kWidth);
   Node& n = nodes_[node.index()];
   for (std::uint32_t s = 0; s < kWidth; ++s) {
@@ -383,7 +383,7 @@ void WideTree::fill(NodeId node, std::span<const Child> children) noexcept {
   for (std::uint32_t s = 0; s < children.size(); ++s) set_child(node, s, children[s]);
 }
 
-std::size_t WideTree::split_five(std::array<Child, kWidth + 1>& all) noexcept {
+std::size_t BoxTree::split_five(std::array<Child, kWidth + 1>& all) noexcept {
   // Ordered along the widest axis of their centres, cut where the two halves' bounds cost least.
   Box centres = kEmptyBox;
   for (const Child& c : all) {
@@ -404,7 +404,7 @@ std::size_t WideTree::split_five(std::array<Child, kWidth + 1>& all) noexcept {
   return cost_of_cut(2) <= cost_of_cut(3) ? 2 : 3;
 }
 
-void WideTree::refit_upward(NodeId node) noexcept {
+void BoxTree::refit_upward(NodeId node) noexcept {
   for (;;) {
     const NodeId parent = nodes_[node.index()].parent;
     if (parent.is_none()) return;
@@ -416,17 +416,17 @@ void WideTree::refit_upward(NodeId node) noexcept {
   }
 }
 
-void WideTree::set_leaf_box(std::uint32_t object, const Box& box) noexcept {
+void BoxTree::set_leaf_box(std::uint32_t object, const Box& box) noexcept {
   AGRID_ASSERT(contains(object) && is_valid(box));
   set_slot_box(place_[object].node(), place_[object].slot(), box);
 }
 
-void WideTree::refit() noexcept {
+void BoxTree::refit() noexcept {
   if (!root_.is_none()) refit_below(root_);
 }
 
-Box WideTree::refit_below(NodeId node) noexcept {
-  // Recursion as deep as the tree: a 4-wide tree kept balanced by its splits (insert) or built
+Box BoxTree::refit_below(NodeId node) noexcept {
+  // Recursion as deep as the tree: a 4-box tree kept balanced by its splits (insert) or built
   // by median splits is about log4(leaves) deep.
   const std::uint32_t count = nodes_[node.index()].count;
   for (std::uint32_t s = 0; s < count; ++s) {
@@ -435,7 +435,7 @@ Box WideTree::refit_below(NodeId node) noexcept {
   return bounds(node);
 }
 
-void WideTree::remove(std::uint32_t object) {
+void BoxTree::remove(std::uint32_t object) {
   AGRID_ASSERT(contains(object));
   NodeId node = place_[object].node();
   take_slot(node, place_[object].slot());
@@ -470,14 +470,14 @@ void WideTree::remove(std::uint32_t object) {
   refit_upward(node);
 }
 
-bool WideTree::end_objects_at(std::size_t objects) {
+bool BoxTree::end_objects_at(std::size_t objects) {
   AGRID_ASSERT(std::all_of(place_.begin() + static_cast<std::ptrdiff_t>(std::min(objects, place_.size())), place_.end(),
                            [](LeafPlace p) { return p.is_absent(); }));
   if (place_.size() > objects) place_.resize(objects, LeafPlace::absent());
   return shrink_if_far_below(place_, place_.size());
 }
 
-bool WideTree::give_back(std::size_t objects) {
+bool BoxTree::give_back(std::size_t objects) {
   const bool gave = end_objects_at(objects);
   if (!far_below(in_use_, nodes_.capacity(), nodes_.capacity() * sizeof(Node))) return gave;
   // Depth first from the root into a compact array: each node is copied where it is reached
@@ -513,52 +513,52 @@ bool WideTree::give_back(std::size_t objects) {
   return true;
 }
 
-void WideTree::damage_for_test(float delta) noexcept {
+void BoxTree::damage_for_test(float delta) noexcept {
   if (!root_.is_none()) nodes_[root_.index()].hi[0][0] += delta;
 }
 
-const char* WideTree::problem() const {
+const char* BoxTree::problem() const {
   std::uint32_t leaves = 0;
   std::uint32_t nodes = 0;
   if (!root_.is_none()) {
     const Node& root = nodes_[root_.index()];
-    if (!root.parent.is_none()) return "WideTree: the root has a parent";
-    if (root.count == 0) return "WideTree: the root is empty";
-    if (root.count == 1 && !root.is_leaf(0)) return "WideTree: the root has one node child";
+    if (!root.parent.is_none()) return "BoxTree: the root has a parent";
+    if (root.count == 0) return "BoxTree: the root is empty";
+    if (root.count == 1 && !root.is_leaf(0)) return "BoxTree: the root has one node child";
   }
   std::vector<NodeId> todo;
   if (!root_.is_none()) todo.push_back(root_);
   while (!todo.empty()) {
     const NodeId node = todo.back();
     todo.pop_back();
-    if (++nodes > in_use_) return "WideTree: more nodes reached than are in use (a cycle?)";
+    if (++nodes > in_use_) return "BoxTree: more nodes reached than are in use (a cycle?)";
     const Node& n = nodes_[node.index()];
-    if (n.count > kWidth || (node != root_ && n.count < 2)) return "WideTree: a node has too few or too many children";
-    if ((n.leaf_bits >> n.count) != 0) return "WideTree: an empty slot is marked a leaf";
+    if (n.count > kWidth || (node != root_ && n.count < 2)) return "BoxTree: a node has too few or too many children";
+    if ((n.leaf_bits >> n.count) != 0) return "BoxTree: an empty slot is marked a leaf";
     for (std::uint32_t s = n.count; s < kWidth; ++s) {
-      if (!n.child_node(s).is_none() || !equal_bounds(slot_box(node, s), kEmptyBox)) return "WideTree: an empty slot is not empty";
+      if (!n.child_node(s).is_none() || !equal_bounds(slot_box(node, s), kEmptyBox)) return "BoxTree: an empty slot is not empty";
     }
     for (std::uint32_t s = 0; s < n.count; ++s) {
       const Box b = slot_box(node, s);
       if (n.is_leaf(s)) {
         ++leaves;
-        if (!is_valid(b)) return "WideTree: a leaf's box is invalid";
+        if (!is_valid(b)) return "BoxTree: a leaf's box is invalid";
         const std::uint32_t object = n.child_object(s);
         if (object >= place_.size() || place_[object] != LeafPlace(node, s)) {
-          return "WideTree: a leaf's object does not name its slot";
+          return "BoxTree: a leaf's object does not name its slot";
         }
         continue;
       }
       const NodeId child = n.child_node(s);
-      if (child.is_none() || child.index() >= nodes_.size()) return "WideTree: a child node is out of range";
+      if (child.is_none() || child.index() >= nodes_.size()) return "BoxTree: a child node is out of range";
       const Node& c = nodes_[child.index()];
-      if (c.parent != node || c.slot != s) return "WideTree: a child does not point back";
-      if (!equal_bounds(b, bounds(child))) return "WideTree: a slot's bounds are not its child's union";
+      if (c.parent != node || c.slot != s) return "BoxTree: a child does not point back";
+      if (!equal_bounds(b, bounds(child))) return "BoxTree: a slot's bounds are not its child's union";
       todo.push_back(child);
     }
   }
-  if (nodes != in_use_) return "WideTree: nodes in use are miscounted";
-  if (leaves != leaves_) return "WideTree: leaves are miscounted";
+  if (nodes != in_use_) return "BoxTree: nodes in use are miscounted";
+  if (leaves != leaves_) return "BoxTree: leaves are miscounted";
   std::uint32_t placed = 0;
   for (const LeafPlace p : place_) {
     if (p.is_absent()) continue;
@@ -566,10 +566,10 @@ const char* WideTree::problem() const {
     const NodeId node = p.node();
     const std::uint32_t slot = p.slot();
     if (node.index() >= nodes_.size() || slot >= nodes_[node.index()].count || !nodes_[node.index()].is_leaf(slot)) {
-      return "WideTree: an object's place is not a leaf";
+      return "BoxTree: an object's place is not a leaf";
     }
   }
-  return placed == leaves_ ? nullptr : "WideTree: objects placed and leaves disagree";
+  return placed == leaves_ ? nullptr : "BoxTree: objects placed and leaves disagree";
 }
 
 }  // namespace agrid::detail

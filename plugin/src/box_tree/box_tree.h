@@ -1,6 +1,8 @@
 #pragma once
-// WideTree: the incremental Broadphase's resting objects in a tree of 4-wide nodes. A node keeps
-// its four children's bounds side by side in floats, so that a query tests all four at once
+// BoxTree: boxes in a tree of 4-wide nodes, for queries: the incremental Broadphase's resting
+// objects, its moving ones for queries, and those joining the rest, each in a tree of its own
+// (the tree of grids, plugin/src/tree/, is a pair finder). A node keeps its four children's
+// bounds side by side in floats, so that a query tests all four at once
 // (lanes4.h); a leaf is a child slot holding an object, not a node of its own. Changed one leaf
 // at a time (insert, remove: O(depth), with no rotation) or built at once over many.
 
@@ -11,7 +13,7 @@
 #include <vector>
 
 #include "agrid/box.h"
-#include "broadphase/lanes4.h"
+#include "box_tree/lanes4.h"
 #include "common/agrid_assert.h"
 #include "common/segment_math.h"
 
@@ -24,7 +26,7 @@ namespace agrid::detail {
 /// and slot point back to it and its slot's bounds are exactly the union of its own slots';
 /// every leaf's box is valid and `place_` of its object names its slot. Queries are const and
 /// safe from several threads at once.
-class WideTree {
+class BoxTree {
  public:
   /// Children of a node.
   static constexpr std::uint32_t kWidth = 4;
@@ -80,7 +82,7 @@ class WideTree {
   /// both trees walked together, so that an upper node is tested once for all the leaves below
   /// the other tree's node it meets, not once a leaf. A fixed order for fixed trees.
   template <class Visit>
-  static void for_each_overlap(const WideTree& a, const WideTree& b, Visit&& visit);
+  static void for_each_overlap(const BoxTree& a, const BoxTree& b, Visit&& visit);
 
   /// Calls `visit(x, y)` once for each two leaves of this tree whose boxes overlap (closed), in
   /// a fixed order for a fixed tree.
@@ -187,7 +189,7 @@ class WideTree {
     NodeId pop() noexcept { return NodeId(data_[--size_]); }
 
    private:
-    /// Room in place: a walk keeps at most three nodes a level (a 4-wide tree 20 levels deep).
+    /// Room in place: a walk keeps at most three nodes a level (a 4-box tree 20 levels deep).
     static constexpr std::size_t kInline = 64;
     void grow();
     /// Indices, not NodeIds (which have no default constructor): the room in place is left
@@ -301,11 +303,11 @@ class WideTree {
   /// Meets slot `s` of `x` (in `a`) with slot `t` of `y` (in `b`), whose bounds overlap: visits
   /// two leaves, walks a node's subtree with a leaf's box, or pushes two nodes onto `pairs`.
   template <class Visit>
-  static void meet_slots(const WideTree& a, const Node& x, std::uint32_t s, const WideTree& b, const Node& y,
+  static void meet_slots(const BoxTree& a, const Node& x, std::uint32_t s, const BoxTree& b, const Node& y,
                          std::uint32_t t, NodeStack& pairs, Visit& visit);
   /// Meets the node pairs on `pairs` (a node of `a` pushed before one of `b`) until none is left.
   template <class Visit>
-  static void meet_pairs(const WideTree& a, const WideTree& b, NodeStack& pairs, Visit& visit);
+  static void meet_pairs(const BoxTree& a, const BoxTree& b, NodeStack& pairs, Visit& visit);
 
   std::vector<Node> nodes_;
   std::vector<LeafPlace> place_;  ///< By object: its leaf's place, or absent.
@@ -316,7 +318,7 @@ class WideTree {
 };
 
 template <class Meets, class Visit>
-bool WideTree::walk(NodeId start, Meets&& meets, Visit&& visit) const {
+bool BoxTree::walk(NodeId start, Meets&& meets, Visit&& visit) const {
   if (start.is_none()) return true;
   NodeStack stack;
   stack.push(start);
@@ -338,7 +340,7 @@ bool WideTree::walk(NodeId start, Meets&& meets, Visit&& visit) const {
 }
 
 template <class Visit>
-bool WideTree::query(const Box& query, Visit&& visit) const {
+bool BoxTree::query(const Box& query, Visit&& visit) const {
   const Lanes4 q_lo[3] = {Lanes4::splat(query.min.x), Lanes4::splat(query.min.y), Lanes4::splat(query.min.z)};
   const Lanes4 q_hi[3] = {Lanes4::splat(query.max.x), Lanes4::splat(query.max.y), Lanes4::splat(query.max.z)};
   return walk(
@@ -354,7 +356,7 @@ bool WideTree::query(const Box& query, Visit&& visit) const {
 }
 
 template <class Visit>
-bool WideTree::query(const NodeSegment& segment, Visit&& visit) const {
+bool BoxTree::query(const NodeSegment& segment, Visit&& visit) const {
   // Per swept axis, the side the segment reaches first and its slab (the sign of the inverse
   // says which: t_lo <= t_hi when it is positive); per still axis, an overlap with the clip
   // bounds. Empty slots' inverted bounds give an entry of +inf or fail the overlap.
@@ -383,7 +385,7 @@ bool WideTree::query(const NodeSegment& segment, Visit&& visit) const {
       visit);
 }
 
-inline unsigned WideTree::slots_meeting(const Node& node, const Node& other, std::uint32_t s) noexcept {
+inline unsigned BoxTree::slots_meeting(const Node& node, const Node& other, std::uint32_t s) noexcept {
   Mask4 m = (Lanes4::splat(other.lo[0][s]) <= Lanes4::load(node.hi[0])) &
             (Lanes4::load(node.lo[0]) <= Lanes4::splat(other.hi[0][s]));
   for (int a = 1; a < 3; ++a) {
@@ -394,7 +396,7 @@ inline unsigned WideTree::slots_meeting(const Node& node, const Node& other, std
 }
 
 template <class Visit>
-void WideTree::meet_slots(const WideTree& a, const Node& x, std::uint32_t s, const WideTree& b, const Node& y,
+void BoxTree::meet_slots(const BoxTree& a, const Node& x, std::uint32_t s, const BoxTree& b, const Node& y,
                           std::uint32_t t, NodeStack& pairs, Visit& visit) {
   const bool leaf_x = x.is_leaf(s);
   const bool leaf_y = y.is_leaf(t);
@@ -415,7 +417,7 @@ void WideTree::meet_slots(const WideTree& a, const Node& x, std::uint32_t s, con
 }
 
 template <class Visit>
-void WideTree::meet_pairs(const WideTree& a, const WideTree& b, NodeStack& pairs, Visit& visit) {
+void BoxTree::meet_pairs(const BoxTree& a, const BoxTree& b, NodeStack& pairs, Visit& visit) {
   while (!pairs.empty()) {
     const Node& y = b.nodes_[pairs.pop().index()];
     const Node& x = a.nodes_[pairs.pop().index()];
@@ -428,7 +430,7 @@ void WideTree::meet_pairs(const WideTree& a, const WideTree& b, NodeStack& pairs
 }
 
 template <class Visit>
-void WideTree::for_each_overlap(const WideTree& a, const WideTree& b, Visit&& visit) {
+void BoxTree::for_each_overlap(const BoxTree& a, const BoxTree& b, Visit&& visit) {
   if (a.root_.is_none() || b.root_.is_none()) return;
   NodeStack pairs;
   pairs.push(a.root_);
@@ -437,7 +439,7 @@ void WideTree::for_each_overlap(const WideTree& a, const WideTree& b, Visit&& vi
 }
 
 template <class Visit>
-void WideTree::for_each_overlap_within(Visit&& visit) const {
+void BoxTree::for_each_overlap_within(Visit&& visit) const {
   // Each node's own children two by two (the later slots only), then the pairs of nodes that
   // those meetings pushed; the children that are nodes in turn.
   if (root_.is_none()) return;
