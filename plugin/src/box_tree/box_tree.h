@@ -71,12 +71,26 @@ class BoxTree {
   /// Calls `visit(object)` for each leaf whose box overlaps `query` (closed), until it returns
   /// false. Returns false iff stopped.
   template <class Visit>
-  bool query(const Box& query, Visit&& visit) const;
+  bool query(const Box& query, Visit&& visit) const {
+    return this->query(query, visit, [](std::uint32_t) {});
+  }
+
+  /// As query(query, visit), with `touch` as for a segment.
+  template <class Visit, class Touch>
+  bool query(const Box& query, Visit&& visit, Touch&& touch) const;
 
   /// Calls `visit(object)` for each leaf whose box the segment may meet (a superset of those it
   /// meets: NodeSegment), until it returns false. Returns false iff stopped.
   template <class Visit>
-  bool query(const NodeSegment& segment, Visit&& visit) const;
+  bool query(const NodeSegment& segment, Visit&& visit) const {
+    return query(segment, visit, [](std::uint32_t) {});
+  }
+
+  /// As query(segment, visit), calling `touch(object)` for all the leaves a node gives before
+  /// visiting any of them: for a visitor that reads each object elsewhere, so that it can start
+  /// fetching them all and their misses overlap.
+  template <class Visit, class Touch>
+  bool query(const NodeSegment& segment, Visit&& visit, Touch&& touch) const;
 
   /// Calls `visit(x, y)` for each leaf x of `a` and leaf y of `b` whose boxes overlap (closed):
   /// both trees walked together, so that an upper node is tested once for all the leaves below
@@ -289,8 +303,8 @@ class BoxTree {
   Box refit_below(NodeId node) noexcept;
   /// Calls `visit(object)` for the leaves under the slots `meets(node)` accepts (as bits),
   /// from the node `start` down.
-  template <class Meets, class Visit>
-  bool walk(NodeId start, Meets&& meets, Visit&& visit) const;
+  template <class Meets, class Visit, class Touch>
+  bool walk(NodeId start, Meets&& meets, Visit&& visit, Touch&& touch) const;
   /// Starts fetching a node about to be pushed on a walk's stack, so that the misses of the
   /// several children a walk takes overlap rather than follow one another.
   void prefetch(NodeId node) const noexcept {
@@ -317,14 +331,17 @@ class BoxTree {
   std::uint32_t in_use_ = 0;
 };
 
-template <class Meets, class Visit>
-bool BoxTree::walk(NodeId start, Meets&& meets, Visit&& visit) const {
+template <class Meets, class Visit, class Touch>
+bool BoxTree::walk(NodeId start, Meets&& meets, Visit&& visit, Touch&& touch) const {
   if (start.is_none()) return true;
   NodeStack stack;
   stack.push(start);
   while (!stack.empty()) {
     const Node& node = nodes_[stack.pop().index()];
     unsigned hits = meets(node) & ((1u << node.count) - 1u);
+    for (unsigned leaves = hits & node.leaf_bits; leaves != 0; leaves &= leaves - 1) {
+      touch(node.child_object(static_cast<std::uint32_t>(__builtin_ctz(leaves))));
+    }
     while (hits != 0) {
       const auto s = static_cast<std::uint32_t>(__builtin_ctz(hits));
       hits &= hits - 1;
@@ -339,8 +356,8 @@ bool BoxTree::walk(NodeId start, Meets&& meets, Visit&& visit) const {
   return true;
 }
 
-template <class Visit>
-bool BoxTree::query(const Box& query, Visit&& visit) const {
+template <class Visit, class Touch>
+bool BoxTree::query(const Box& query, Visit&& visit, Touch&& touch) const {
   const Lanes4 q_lo[3] = {Lanes4::splat(query.min.x), Lanes4::splat(query.min.y), Lanes4::splat(query.min.z)};
   const Lanes4 q_hi[3] = {Lanes4::splat(query.max.x), Lanes4::splat(query.max.y), Lanes4::splat(query.max.z)};
   return walk(
@@ -352,11 +369,11 @@ bool BoxTree::query(const Box& query, Visit&& visit) const {
         }
         return m.bits();
       },
-      visit);
+      visit, touch);
 }
 
-template <class Visit>
-bool BoxTree::query(const NodeSegment& segment, Visit&& visit) const {
+template <class Visit, class Touch>
+bool BoxTree::query(const NodeSegment& segment, Visit&& visit, Touch&& touch) const {
   // Per swept axis, the side the segment reaches first and its slab (the sign of the inverse
   // says which: t_lo <= t_hi when it is positive); per still axis, an overlap with the clip
   // bounds. Empty slots' inverted bounds give an entry of +inf or fail the overlap.
@@ -382,7 +399,7 @@ bool BoxTree::query(const NodeSegment& segment, Visit&& visit) const {
         }
         return (m & (enter <= leave)).bits();
       },
-      visit);
+      visit, touch);
 }
 
 inline unsigned BoxTree::slots_meeting(const Node& node, const Node& other, std::uint32_t s) noexcept {
@@ -404,10 +421,10 @@ void BoxTree::meet_slots(const BoxTree& a, const Node& x, std::uint32_t s, const
     visit(x.child_object(s), y.child_object(t));
   } else if (leaf_x) {
     b.walk(y.child_node(t), [&](const Node& node) { return slots_meeting(node, x, s); },
-           [&](std::uint32_t object) { visit(x.child_object(s), object); return true; });
+           [&](std::uint32_t object) { visit(x.child_object(s), object); return true; }, [](std::uint32_t) {});
   } else if (leaf_y) {
     a.walk(x.child_node(s), [&](const Node& node) { return slots_meeting(node, y, t); },
-           [&](std::uint32_t object) { visit(object, y.child_object(t)); return true; });
+           [&](std::uint32_t object) { visit(object, y.child_object(t)); return true; }, [](std::uint32_t) {});
   } else {
     a.prefetch(x.child_node(s));
     b.prefetch(y.child_node(t));

@@ -109,8 +109,10 @@ class ObjectTable {
   /// Asks the processor to fetch what take_change(h) reads soon (a hint: nothing changes).
   void prefetch(Handle h) const noexcept {
     __builtin_prefetch(&motions_[h]);
-    __builtin_prefetch(&boxes_[h]);
+    prefetch_box(h);
   }
+  /// Asks the processor to fetch box(h) soon (a hint).
+  void prefetch_box(Handle h) const noexcept { __builtin_prefetch(&boxes_[h]); }
   /// Places object `h` (the update's parts move objects between them).
   void set_place(Handle h, Place place) noexcept { motions_[h].place = place; }
   /// The update has taken every changed object: none is marked changed.
