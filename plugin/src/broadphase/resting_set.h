@@ -86,6 +86,8 @@ class RestingSet {
   /// The tree afresh over the resting objects with a valid box.
   void rebuild_tree(const ObjectTable& table);
   void retest_list_by_list(const ObjectTable& table, PairDiff& diff);
+  /// The records of the objects in retest_, into retest_records_: several lists walked at once.
+  void gather_retest_records();
   void retest_in_one_pass(const ObjectTable& table, PairDiff& diff);
   void join_in_bulk(std::span<const Handle> joining, const ObjectTable& table, const Config& config, PairDiff& diff);
   /// Two resting objects whose fat boxes overlap: a candidate, unless their filters refuse it.
