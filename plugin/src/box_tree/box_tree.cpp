@@ -426,7 +426,7 @@ void BoxTree::refit() noexcept {
 }
 
 Box BoxTree::refit_below(NodeId node) noexcept {
-  // Recursion as deep as the tree: a 4-box tree kept balanced by its splits (insert) or built
+  // Recursion as deep as the tree: a 4-wide tree kept balanced by its splits (insert) or built
   // by median splits is about log4(leaves) deep.
   const std::uint32_t count = nodes_[node.index()].count;
   for (std::uint32_t s = 0; s < count; ++s) {

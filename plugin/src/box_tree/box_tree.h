@@ -203,7 +203,7 @@ class BoxTree {
     NodeId pop() noexcept { return NodeId(data_[--size_]); }
 
    private:
-    /// Room in place: a walk keeps at most three nodes a level (a 4-box tree 20 levels deep).
+    /// Room in place: a walk keeps at most three nodes a level (a 4-wide tree 20 levels deep).
     static constexpr std::size_t kInline = 64;
     void grow();
     /// Indices, not NodeIds (which have no default constructor): the room in place is left
@@ -302,7 +302,7 @@ class BoxTree {
   /// Refits the subtree of `node` from its leaves up; returns its bounds.
   Box refit_below(NodeId node) noexcept;
   /// Calls `visit(object)` for the leaves under the slots `meets(node)` accepts (as bits),
-  /// from the node `start` down.
+  /// from the node `start` down; `touch(object)` first for each of a node's leaves it accepts.
   template <class Meets, class Visit, class Touch>
   bool walk(NodeId start, Meets&& meets, Visit&& visit, Touch&& touch) const;
   /// Starts fetching a node about to be pushed on a walk's stack, so that the misses of the
